@@ -1,0 +1,3 @@
+module github.com/aisdkgo/ai
+
+go 1.26

@@ -1,0 +1,784 @@
+package provider
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// This file gives every union value the JSON shape of the TypeScript AI SDK:
+// a "type" (or "role") discriminator next to camelCase fields, absent keys for
+// unset optional fields.
+
+func (m SystemMessage) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Role            Role            `json:"role"`
+		Content         string          `json:"content"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{RoleSystem, m.Content, m.ProviderOptions})
+}
+
+func (m UserMessage) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Role            Role            `json:"role"`
+		Content         []UserPart      `json:"content"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{RoleUser, nonNil(m.Content), m.ProviderOptions})
+}
+
+func (m AssistantMessage) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Role            Role            `json:"role"`
+		Content         []AssistantPart `json:"content"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{RoleAssistant, nonNil(m.Content), m.ProviderOptions})
+}
+
+func (m ToolMessage) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Role            Role            `json:"role"`
+		Content         []ToolPart      `json:"content"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{RoleTool, nonNil(m.Content), m.ProviderOptions})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func (p TextPart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Text            string          `json:"text"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"text", p.Text, p.ProviderOptions})
+}
+
+func (p FilePart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Data            FileData        `json:"data"`
+		MediaType       string          `json:"mediaType"`
+		Filename        string          `json:"filename,omitempty"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"file", p.Data, p.MediaType, p.Filename, p.ProviderOptions})
+}
+
+func (p ReasoningPart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Text            string          `json:"text"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"reasoning", p.Text, p.ProviderOptions})
+}
+
+func (p ReasoningFilePart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Data            FileData        `json:"data"`
+		MediaType       string          `json:"mediaType"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"reasoning-file", p.Data, p.MediaType, p.ProviderOptions})
+}
+
+func (p CustomPart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Kind            string          `json:"kind,omitempty"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"custom", p.Kind, p.ProviderOptions})
+}
+
+func (p ToolCallPart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string          `json:"type"`
+		ToolCallID       string          `json:"toolCallId"`
+		ToolName         string          `json:"toolName"`
+		Input            json.RawMessage `json:"input"`
+		ProviderExecuted bool            `json:"providerExecuted,omitempty"`
+		ProviderOptions  ProviderOptions `json:"providerOptions,omitempty"`
+	}{"tool-call", p.ToolCallID, p.ToolName, jsonOrNull(p.Input), p.ProviderExecuted, p.ProviderOptions})
+}
+
+func (p ToolResultPart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string           `json:"type"`
+		ToolCallID      string           `json:"toolCallId"`
+		ToolName        string           `json:"toolName"`
+		Output          ToolResultOutput `json:"output"`
+		ProviderOptions ProviderOptions  `json:"providerOptions,omitempty"`
+	}{"tool-result", p.ToolCallID, p.ToolName, p.Output, p.ProviderOptions})
+}
+
+func (p ToolApprovalRequestPart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string          `json:"type"`
+		ApprovalID       string          `json:"approvalId"`
+		ToolCallID       string          `json:"toolCallId"`
+		Reason           string          `json:"reason,omitempty"`
+		IsAutomatic      bool            `json:"isAutomatic,omitempty"`
+		Signature        string          `json:"signature,omitempty"`
+		InputSchemaInput json.RawMessage `json:"inputSchemaInput,omitempty"`
+		ProviderOptions  ProviderOptions `json:"providerOptions,omitempty"`
+	}{"tool-approval-request", p.ApprovalID, p.ToolCallID, p.Reason, p.IsAutomatic, p.Signature, p.InputSchemaInput, p.ProviderOptions})
+}
+
+func (p ToolApprovalResponsePart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string          `json:"type"`
+		ApprovalID       string          `json:"approvalId"`
+		Approved         bool            `json:"approved"`
+		Reason           string          `json:"reason,omitempty"`
+		ProviderExecuted bool            `json:"providerExecuted,omitempty"`
+		ProviderOptions  ProviderOptions `json:"providerOptions,omitempty"`
+	}{"tool-approval-response", p.ApprovalID, p.Approved, p.Reason, p.ProviderExecuted, p.ProviderOptions})
+}
+
+func jsonOrNull(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return json.RawMessage("null")
+	}
+	return v
+}
+
+func (o TextOutput) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Value           string          `json:"value"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"text", o.Value, o.ProviderOptions})
+}
+
+func (o JSONOutput) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Value           json.RawMessage `json:"value"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"json", jsonOrNull(o.Value), o.ProviderOptions})
+}
+
+func (o ExecutionDeniedOutput) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Reason          string          `json:"reason,omitempty"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"execution-denied", o.Reason, o.ProviderOptions})
+}
+
+func (o ErrorTextOutput) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Value           string          `json:"value"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"error-text", o.Value, o.ProviderOptions})
+}
+
+func (o ErrorJSONOutput) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Value           json.RawMessage `json:"value"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"error-json", jsonOrNull(o.Value), o.ProviderOptions})
+}
+
+func (o ContentOutput) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type            string              `json:"type"`
+		Value           []ContentOutputPart `json:"value"`
+		ProviderOptions ProviderOptions     `json:"providerOptions,omitempty"`
+	}{"content", nonNil(o.Value), o.ProviderOptions})
+}
+
+func (d FileBytes) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		Data []byte `json:"data"`
+	}{"data", d.Data})
+}
+
+func (d FileURL) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		URL  string `json:"url"`
+	}{"url", d.URL})
+}
+
+func (d FileReference) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type      string            `json:"type"`
+		Reference map[string]string `json:"reference"`
+	}{"reference", d.Reference})
+}
+
+func (d FileText) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", d.Text})
+}
+
+// MarshalJSON writes the function tool definition as
+// {"type":"function","name",...}.
+func (t FunctionTool) MarshalJSON() ([]byte, error) {
+	type example struct {
+		Input json.RawMessage `json:"input"`
+	}
+	var examples []example
+	for _, e := range t.InputExamples {
+		examples = append(examples, example{jsonOrNull(e)})
+	}
+	return json.Marshal(struct {
+		Type            string          `json:"type"`
+		Name            string          `json:"name"`
+		Description     string          `json:"description,omitempty"`
+		InputSchema     json.RawMessage `json:"inputSchema"`
+		InputExamples   []example       `json:"inputExamples,omitempty"`
+		Strict          *bool           `json:"strict,omitempty"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{"function", t.Name, t.Description, jsonOrNull(t.InputSchema), examples, t.Strict, t.ProviderOptions})
+}
+
+// MarshalJSON writes the provider tool definition as
+// {"type":"provider","id","name","args"}.
+func (t ProviderTool) MarshalJSON() ([]byte, error) {
+	args := t.Args
+	if args == nil {
+		args = map[string]any{}
+	}
+	return json.Marshal(struct {
+		Type string         `json:"type"`
+		ID   string         `json:"id"`
+		Name string         `json:"name"`
+		Args map[string]any `json:"args"`
+	}{"provider", t.ID, t.Name, args})
+}
+
+// Content and stream parts.
+
+func (c Text) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		Text             string           `json:"text"`
+		Citations        []Citation       `json:"citations,omitempty"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"text", c.Text, c.Citations, c.ProviderMetadata})
+}
+
+func (c Reasoning) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		Text             string           `json:"text"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"reasoning", c.Text, c.ProviderMetadata})
+}
+
+func (c Custom) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		Kind             string           `json:"kind"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"custom", c.Kind, c.ProviderMetadata})
+}
+
+func (c File) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		MediaType        string           `json:"mediaType"`
+		Data             FileData         `json:"data"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"file", c.MediaType, c.Data, c.ProviderMetadata})
+}
+
+func (c ReasoningFile) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		MediaType        string           `json:"mediaType"`
+		Data             FileData         `json:"data"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"reasoning-file", c.MediaType, c.Data, c.ProviderMetadata})
+}
+
+func (c Source) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		SourceType       SourceType       `json:"sourceType"`
+		ID               string           `json:"id"`
+		URL              string           `json:"url,omitempty"`
+		MediaType        string           `json:"mediaType,omitempty"`
+		Title            string           `json:"title,omitempty"`
+		Filename         string           `json:"filename,omitempty"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"source", c.SourceType, c.ID, c.URL, c.MediaType, c.Title, c.Filename, c.ProviderMetadata})
+}
+
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		ToolCallID       string           `json:"toolCallId"`
+		ToolName         string           `json:"toolName"`
+		Input            string           `json:"input"`
+		ProviderExecuted bool             `json:"providerExecuted,omitempty"`
+		Dynamic          bool             `json:"dynamic,omitempty"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"tool-call", c.ToolCallID, c.ToolName, c.Input, c.ProviderExecuted, c.Dynamic, c.ProviderMetadata})
+}
+
+func (c ToolResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		ToolCallID       string           `json:"toolCallId"`
+		ToolName         string           `json:"toolName"`
+		Result           json.RawMessage  `json:"result"`
+		IsError          bool             `json:"isError,omitempty"`
+		Preliminary      bool             `json:"preliminary,omitempty"`
+		Dynamic          bool             `json:"dynamic,omitempty"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"tool-result", c.ToolCallID, c.ToolName, jsonOrNull(c.Result), c.IsError, c.Preliminary, c.Dynamic, c.ProviderMetadata})
+}
+
+func (c ToolApprovalRequest) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		ApprovalID       string           `json:"approvalId"`
+		ToolCallID       string           `json:"toolCallId"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"tool-approval-request", c.ApprovalID, c.ToolCallID, c.ProviderMetadata})
+}
+
+func (p StreamStart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type     string    `json:"type"`
+		Warnings []Warning `json:"warnings"`
+	}{"stream-start", nonNil(p.Warnings)})
+}
+
+func (p ResponseMetadata) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type      string    `json:"type"`
+		ID        string    `json:"id,omitempty"`
+		Timestamp time.Time `json:"timestamp,omitzero"`
+		ModelID   string    `json:"modelId,omitempty"`
+	}{"response-metadata", p.ID, p.Timestamp, p.ModelID})
+}
+
+type blockJSON struct {
+	Type             string           `json:"type"`
+	ID               string           `json:"id"`
+	Delta            *string          `json:"delta,omitempty"`
+	Citations        []Citation       `json:"citations,omitempty"`
+	ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+}
+
+func (p TextStart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(blockJSON{Type: "text-start", ID: p.ID, ProviderMetadata: p.ProviderMetadata})
+}
+
+func (p TextDelta) MarshalJSON() ([]byte, error) {
+	return json.Marshal(blockJSON{Type: "text-delta", ID: p.ID, Delta: &p.Delta, ProviderMetadata: p.ProviderMetadata})
+}
+
+func (p TextEnd) MarshalJSON() ([]byte, error) {
+	return json.Marshal(blockJSON{Type: "text-end", ID: p.ID, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata})
+}
+
+func (p ReasoningStart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(blockJSON{Type: "reasoning-start", ID: p.ID, ProviderMetadata: p.ProviderMetadata})
+}
+
+func (p ReasoningDelta) MarshalJSON() ([]byte, error) {
+	return json.Marshal(blockJSON{Type: "reasoning-delta", ID: p.ID, Delta: &p.Delta, ProviderMetadata: p.ProviderMetadata})
+}
+
+func (p ReasoningEnd) MarshalJSON() ([]byte, error) {
+	return json.Marshal(blockJSON{Type: "reasoning-end", ID: p.ID, ProviderMetadata: p.ProviderMetadata})
+}
+
+func (p ToolInputDelta) MarshalJSON() ([]byte, error) {
+	return json.Marshal(blockJSON{Type: "tool-input-delta", ID: p.ID, Delta: &p.Delta, ProviderMetadata: p.ProviderMetadata})
+}
+
+func (p ToolInputEnd) MarshalJSON() ([]byte, error) {
+	return json.Marshal(blockJSON{Type: "tool-input-end", ID: p.ID, ProviderMetadata: p.ProviderMetadata})
+}
+
+func (p ToolInputStart) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		ID               string           `json:"id"`
+		ToolName         string           `json:"toolName"`
+		InputEncoding    string           `json:"inputEncoding,omitempty"`
+		ProviderExecuted bool             `json:"providerExecuted,omitempty"`
+		Dynamic          bool             `json:"dynamic,omitempty"`
+		Title            string           `json:"title,omitempty"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"tool-input-start", p.ID, p.ToolName, p.InputEncoding, p.ProviderExecuted, p.Dynamic, p.Title, p.ProviderMetadata})
+}
+
+func (p Finish) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		FinishReason     FinishReason     `json:"finishReason"`
+		Usage            Usage            `json:"usage"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"finish", p.FinishReason, p.Usage, p.ProviderMetadata})
+}
+
+func (Ping) MarshalJSON() ([]byte, error) { return []byte(`{"type":"ping"}`), nil }
+
+func (p Raw) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type     string          `json:"type"`
+		RawValue json.RawMessage `json:"rawValue"`
+	}{"raw", jsonOrNull(p.RawValue)})
+}
+
+func (p ErrorPart) MarshalJSON() ([]byte, error) {
+	var msg any = nil
+	if p.Err != nil {
+		msg = p.Err.Error()
+	}
+	return json.Marshal(struct {
+		Type  string `json:"type"`
+		Error any    `json:"error"`
+	}{"error", msg})
+}
+
+// Decoding.
+
+type typed struct {
+	Type string `json:"type"`
+	Role Role   `json:"role"`
+}
+
+// UnmarshalMessages decodes a JSON array of messages in the shape
+// [SystemMessage.MarshalJSON] and its siblings write. User and assistant
+// content may also be a plain string, which becomes one text part.
+func UnmarshalMessages(data []byte) ([]Message, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	out := make([]Message, 0, len(raw))
+	for i, r := range raw {
+		m, err := UnmarshalMessage(r)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// UnmarshalMessage decodes one message; see [UnmarshalMessages].
+func UnmarshalMessage(data []byte) (Message, error) {
+	var head struct {
+		Role            Role            `json:"role"`
+		Content         json.RawMessage `json:"content"`
+		ProviderOptions ProviderOptions `json:"providerOptions"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, err
+	}
+	var text *string
+	var parts []json.RawMessage
+	if len(head.Content) > 0 && head.Content[0] == '"' {
+		var s string
+		if err := json.Unmarshal(head.Content, &s); err != nil {
+			return nil, err
+		}
+		text = &s
+	} else if len(head.Content) > 0 && string(head.Content) != "null" {
+		if err := json.Unmarshal(head.Content, &parts); err != nil {
+			return nil, fmt.Errorf("content: %w", err)
+		}
+	}
+	switch head.Role {
+	case RoleSystem:
+		if text == nil {
+			return nil, errors.New("system message content must be a string")
+		}
+		return SystemMessage{Content: *text, ProviderOptions: head.ProviderOptions}, nil
+	case RoleUser:
+		m := UserMessage{ProviderOptions: head.ProviderOptions}
+		if text != nil {
+			m.Content = []UserPart{TextPart{Text: *text}}
+		}
+		for i, p := range parts {
+			part, err := unmarshalPart(p)
+			if err != nil {
+				return nil, fmt.Errorf("part %d: %w", i, err)
+			}
+			up, ok := part.(UserPart)
+			if !ok {
+				return nil, fmt.Errorf("part %d: a user message cannot hold %T", i, part)
+			}
+			m.Content = append(m.Content, up)
+		}
+		return m, nil
+	case RoleAssistant:
+		m := AssistantMessage{ProviderOptions: head.ProviderOptions}
+		if text != nil {
+			m.Content = []AssistantPart{TextPart{Text: *text}}
+		}
+		for i, p := range parts {
+			part, err := unmarshalPart(p)
+			if err != nil {
+				return nil, fmt.Errorf("part %d: %w", i, err)
+			}
+			ap, ok := part.(AssistantPart)
+			if !ok {
+				return nil, fmt.Errorf("part %d: an assistant message cannot hold %T", i, part)
+			}
+			m.Content = append(m.Content, ap)
+		}
+		return m, nil
+	case RoleTool:
+		m := ToolMessage{ProviderOptions: head.ProviderOptions}
+		if text != nil {
+			return nil, errors.New("tool message content must be an array")
+		}
+		for i, p := range parts {
+			part, err := unmarshalPart(p)
+			if err != nil {
+				return nil, fmt.Errorf("part %d: %w", i, err)
+			}
+			tp, ok := part.(ToolPart)
+			if !ok {
+				return nil, fmt.Errorf("part %d: a tool message cannot hold %T", i, part)
+			}
+			m.Content = append(m.Content, tp)
+		}
+		return m, nil
+	}
+	return nil, &InvalidMessageRoleError{Role: head.Role}
+}
+
+// InvalidMessageRoleError reports a message whose role is not one of
+// system, user, assistant and tool.
+type InvalidMessageRoleError struct {
+	Role Role
+}
+
+func (e *InvalidMessageRoleError) Error() string {
+	return fmt.Sprintf(`invalid message role %q: must be one of "system", "user", "assistant", "tool"`, string(e.Role))
+}
+
+func unmarshalPart(data []byte) (any, error) {
+	var p struct {
+		Type             string          `json:"type"`
+		Text             string          `json:"text"`
+		Data             json.RawMessage `json:"data"`
+		Image            json.RawMessage `json:"image"`
+		MediaType        string          `json:"mediaType"`
+		Filename         string          `json:"filename"`
+		Kind             string          `json:"kind"`
+		ToolCallID       string          `json:"toolCallId"`
+		ToolName         string          `json:"toolName"`
+		Input            json.RawMessage `json:"input"`
+		ProviderExecuted bool            `json:"providerExecuted"`
+		Output           json.RawMessage `json:"output"`
+		ApprovalID       string          `json:"approvalId"`
+		Approved         bool            `json:"approved"`
+		Reason           string          `json:"reason"`
+		IsAutomatic      bool            `json:"isAutomatic"`
+		Signature        string          `json:"signature"`
+		InputSchemaInput json.RawMessage `json:"inputSchemaInput"`
+		ProviderOptions  ProviderOptions `json:"providerOptions"`
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, err
+	}
+	switch p.Type {
+	case "text":
+		return TextPart{Text: p.Text, ProviderOptions: p.ProviderOptions}, nil
+	case "image":
+		d, err := unmarshalFileData(p.Image)
+		if err != nil {
+			return nil, err
+		}
+		mt := p.MediaType
+		if mt == "" {
+			mt = "image"
+		}
+		return FilePart{Data: d, MediaType: mt, ProviderOptions: p.ProviderOptions}, nil
+	case "file":
+		d, err := unmarshalFileData(p.Data)
+		if err != nil {
+			return nil, err
+		}
+		return FilePart{Data: d, MediaType: p.MediaType, Filename: p.Filename, ProviderOptions: p.ProviderOptions}, nil
+	case "reasoning":
+		return ReasoningPart{Text: p.Text, ProviderOptions: p.ProviderOptions}, nil
+	case "reasoning-file":
+		d, err := unmarshalFileData(p.Data)
+		if err != nil {
+			return nil, err
+		}
+		return ReasoningFilePart{Data: d, MediaType: p.MediaType, ProviderOptions: p.ProviderOptions}, nil
+	case "custom":
+		return CustomPart{Kind: p.Kind, ProviderOptions: p.ProviderOptions}, nil
+	case "tool-call":
+		input := p.Input
+		if len(input) == 0 {
+			input = json.RawMessage("{}")
+		}
+		return ToolCallPart{ToolCallID: p.ToolCallID, ToolName: p.ToolName, Input: input, ProviderExecuted: p.ProviderExecuted, ProviderOptions: p.ProviderOptions}, nil
+	case "tool-result":
+		out, err := UnmarshalToolResultOutput(p.Output)
+		if err != nil {
+			return nil, fmt.Errorf("output: %w", err)
+		}
+		return ToolResultPart{ToolCallID: p.ToolCallID, ToolName: p.ToolName, Output: out, ProviderOptions: p.ProviderOptions}, nil
+	case "tool-approval-request":
+		return ToolApprovalRequestPart{ApprovalID: p.ApprovalID, ToolCallID: p.ToolCallID, Reason: p.Reason, IsAutomatic: p.IsAutomatic, Signature: p.Signature, InputSchemaInput: p.InputSchemaInput, ProviderOptions: p.ProviderOptions}, nil
+	case "tool-approval-response":
+		return ToolApprovalResponsePart{ApprovalID: p.ApprovalID, Approved: p.Approved, Reason: p.Reason, ProviderExecuted: p.ProviderExecuted, ProviderOptions: p.ProviderOptions}, nil
+	}
+	return nil, fmt.Errorf("unknown part type %q", p.Type)
+}
+
+// unmarshalFileData reads tagged file data; a plain string is taken as base64
+// data or, when it looks like a URL, as a URL.
+func unmarshalFileData(data []byte) (FileData, error) {
+	if len(data) == 0 {
+		return nil, errors.New("missing file data")
+	}
+	if data[0] == '"' {
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return nil, err
+		}
+		if looksLikeURL(s) {
+			return FileURL{URL: s}, nil
+		}
+		var b []byte
+		if err := json.Unmarshal(data, &b); err != nil {
+			return nil, fmt.Errorf("file data is neither a URL nor base64: %w", err)
+		}
+		return FileBytes{Data: b}, nil
+	}
+	var d struct {
+		Type      string            `json:"type"`
+		Data      []byte            `json:"data"`
+		URL       string            `json:"url"`
+		Reference map[string]string `json:"reference"`
+		Text      string            `json:"text"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, err
+	}
+	switch d.Type {
+	case "data":
+		return FileBytes{Data: d.Data}, nil
+	case "url":
+		return FileURL{URL: d.URL}, nil
+	case "reference":
+		return FileReference{Reference: d.Reference}, nil
+	case "text":
+		return FileText{Text: d.Text}, nil
+	}
+	return nil, fmt.Errorf("unknown file data type %q", d.Type)
+}
+
+func looksLikeURL(s string) bool {
+	for _, p := range []string{"http://", "https://", "data:", "gs://", "s3://"} {
+		if len(s) >= len(p) && s[:len(p)] == p {
+			return true
+		}
+	}
+	return false
+}
+
+// UnmarshalToolResultOutput decodes a tool result output.
+func UnmarshalToolResultOutput(data []byte) (ToolResultOutput, error) {
+	var o struct {
+		Type            string            `json:"type"`
+		Value           json.RawMessage   `json:"value"`
+		Reason          string            `json:"reason"`
+		ProviderOptions ProviderOptions   `json:"providerOptions"`
+		Parts           []json.RawMessage `json:"-"`
+	}
+	if err := json.Unmarshal(data, &o); err != nil {
+		return nil, err
+	}
+	str := func() (string, error) {
+		var s string
+		err := json.Unmarshal(o.Value, &s)
+		return s, err
+	}
+	switch o.Type {
+	case "text":
+		s, err := str()
+		return TextOutput{Value: s, ProviderOptions: o.ProviderOptions}, err
+	case "error-text":
+		s, err := str()
+		return ErrorTextOutput{Value: s, ProviderOptions: o.ProviderOptions}, err
+	case "json":
+		return JSONOutput{Value: o.Value, ProviderOptions: o.ProviderOptions}, nil
+	case "error-json":
+		return ErrorJSONOutput{Value: o.Value, ProviderOptions: o.ProviderOptions}, nil
+	case "execution-denied":
+		return ExecutionDeniedOutput{Reason: o.Reason, ProviderOptions: o.ProviderOptions}, nil
+	case "content":
+		var raw []json.RawMessage
+		if err := json.Unmarshal(o.Value, &raw); err != nil {
+			return nil, err
+		}
+		out := ContentOutput{ProviderOptions: o.ProviderOptions}
+		for _, r := range raw {
+			p, err := unmarshalContentOutputPart(r)
+			if err != nil {
+				return nil, err
+			}
+			out.Value = append(out.Value, p)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unknown tool result output type %q", o.Type)
+}
+
+func unmarshalContentOutputPart(data []byte) (ContentOutputPart, error) {
+	var p struct {
+		Type            string            `json:"type"`
+		Text            string            `json:"text"`
+		Data            json.RawMessage   `json:"data"`
+		URL             string            `json:"url"`
+		FileID          json.RawMessage   `json:"fileId"`
+		Reference       map[string]string `json:"providerReference"`
+		MediaType       string            `json:"mediaType"`
+		Filename        string            `json:"filename"`
+		ProviderOptions ProviderOptions   `json:"providerOptions"`
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, err
+	}
+	switch p.Type {
+	case "text":
+		return TextPart{Text: p.Text, ProviderOptions: p.ProviderOptions}, nil
+	case "custom":
+		return CustomPart{ProviderOptions: p.ProviderOptions}, nil
+	case "file":
+		d, err := unmarshalFileData(p.Data)
+		if err != nil {
+			return nil, err
+		}
+		return FilePart{Data: d, MediaType: p.MediaType, Filename: p.Filename, ProviderOptions: p.ProviderOptions}, nil
+	case "file-data", "image-data", "media":
+		var b []byte
+		if err := json.Unmarshal(p.Data, &b); err != nil {
+			return nil, err
+		}
+		return FilePart{Data: FileBytes{Data: b}, MediaType: p.MediaType, Filename: p.Filename, ProviderOptions: p.ProviderOptions}, nil
+	case "file-url", "image-url":
+		mt := p.MediaType
+		if mt == "" && p.Type == "image-url" {
+			mt = "image"
+		}
+		return FilePart{Data: FileURL{URL: p.URL}, MediaType: mt, ProviderOptions: p.ProviderOptions}, nil
+	}
+	return nil, fmt.Errorf("unknown content output part type %q", p.Type)
+}
