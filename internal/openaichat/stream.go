@@ -1,0 +1,443 @@
+package openaichat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/aisdkgo/ai/internal/httpx"
+	"github.com/aisdkgo/ai/internal/sse"
+	"github.com/aisdkgo/ai/provider"
+)
+
+// Stream runs a streaming chat completion.
+func (m *Model) Stream(ctx context.Context, opts *provider.CallOptions) (*provider.StreamResult, error) {
+	if opts == nil {
+		opts = &provider.CallOptions{}
+	}
+	call, err := m.prepare(opts, true)
+	if err != nil {
+		return nil, err
+	}
+	headers, err := m.headers(opts)
+	if err != nil {
+		return nil, err
+	}
+	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
+		Client:       m.s.Client,
+		URL:          m.s.URL,
+		Headers:      headers,
+		Body:         call.body,
+		ErrorMessage: ErrorMessage,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m.streamResponse(ctx, resp, call, reqBody, opts.IncludeRawChunks)
+}
+
+// EventSource pulls server-sent events from a response body, optionally
+// after some events that were read ahead.
+type EventSource struct {
+	pending []sse.Event
+	next    func() (sse.Event, error, bool)
+	stop    func()
+	used    atomic.Bool
+}
+
+// NewEventSource starts reading the events of resp. The body is closed when
+// Stop is called, when ctx ends, or when the events run out.
+func NewEventSource(ctx context.Context, resp *http.Response) *EventSource {
+	next, stop := iter.Pull2(httpx.Events(ctx, resp))
+	return &EventSource{next: next, stop: stop}
+}
+
+// Peek reads events until keep returns false for one, buffering them for
+// Events. It returns the event keep stopped at, or ok false when the events
+// ran out first; err is a read error.
+func (s *EventSource) Peek(keep func(sse.Event) bool) (last sse.Event, ok bool, err error) {
+	for {
+		ev, err, more := s.next()
+		if !more {
+			return sse.Event{}, false, nil
+		}
+		if err != nil {
+			return sse.Event{}, false, err
+		}
+		s.pending = append(s.pending, ev)
+		if !keep(ev) {
+			return ev, true, nil
+		}
+	}
+}
+
+// Stop releases the response body.
+func (s *EventSource) Stop() { s.stop() }
+
+// Claim marks the source as consumed; it reports false when it already was.
+func (s *EventSource) Claim() bool { return !s.used.Swap(true) }
+
+// Events yields the buffered events, then the rest of the stream.
+func (s *EventSource) Events() iter.Seq2[sse.Event, error] {
+	return func(yield func(sse.Event, error) bool) {
+		for len(s.pending) > 0 {
+			ev := s.pending[0]
+			s.pending = s.pending[1:]
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		for {
+			ev, err, more := s.next()
+			if !more {
+				return
+			}
+			if !yield(ev, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// ReadError turns an error reading an open stream into the error that ends
+// it: ctx's cause when ctx ended, else an API call error (the connection
+// dropped).
+func ReadError(ctx context.Context, err error, url string) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &provider.APICallError{Message: "reading the response stream failed: " + err.Error(), URL: url, Retryable: true, Cause: err}
+}
+
+// ErrStreamConsumed is returned when a stream is ranged over twice.
+var ErrStreamConsumed = errors.New("the stream can only be read once")
+
+// streamResponse turns an event-stream response into a stream result.
+func (m *Model) streamResponse(ctx context.Context, resp *http.Response, call *preparedCall, reqBody []byte, includeRaw bool) (*provider.StreamResult, error) {
+	src := NewEventSource(ctx, resp)
+	if m.s.EarlyStreamErrors {
+		var frameErr *provider.APICallError
+		_, _, err := src.Peek(func(ev sse.Event) bool {
+			data := []byte(ev.Data)
+			if !json.Valid(data) {
+				return false
+			}
+			if e, ok := ParseStreamError(data); ok {
+				frameErr = e.APIError(m.s.URL, reqBody, resp.Header, data)
+				return false
+			}
+			return !chunkHasOutput(data)
+		})
+		if err != nil {
+			src.Stop()
+			return nil, ReadError(ctx, err, m.s.URL)
+		}
+		if frameErr != nil {
+			src.Stop()
+			return nil, frameErr
+		}
+	}
+	seq := func(yield func(provider.StreamPart, error) bool) {
+		defer src.Stop()
+		if !src.Claim() {
+			yield(nil, ErrStreamConsumed)
+			return
+		}
+		st := &chatStream{m: m, call: call, url: m.s.URL, reqBody: reqBody, headers: resp.Header, includeRaw: includeRaw,
+			pending: map[int]*pendingCall{}, forwarded: map[int]bool{}}
+		st.tracker = newToolTracker(m.s.newID, st.emit)
+		if !yield(provider.StreamStart{Warnings: call.warnings}, nil) {
+			return
+		}
+		flush := func() bool {
+			for i, p := range st.out {
+				if !yield(p, nil) {
+					st.out = nil
+					return false
+				}
+				st.out[i] = nil
+			}
+			st.out = st.out[:0]
+			return true
+		}
+		for ev, err := range src.Events() {
+			if err != nil {
+				yield(nil, ReadError(ctx, err, m.s.URL))
+				return
+			}
+			st.handle(ev)
+			if !flush() {
+				return
+			}
+		}
+		st.end()
+		flush()
+	}
+	return &provider.StreamResult{
+		Stream:   seq,
+		Request:  &provider.RequestInfo{URL: m.s.URL, Body: reqBody},
+		Response: &provider.ResponseInfo{Headers: resp.Header},
+	}, nil
+}
+
+// chunkHasOutput reports whether a chunk carries output: non-empty content,
+// reasoning, a refusal, tool calls or annotations.
+func chunkHasOutput(data []byte) bool {
+	var c streamChunk
+	if json.Unmarshal(data, &c) != nil {
+		return false
+	}
+	for _, ch := range c.Choices {
+		d := ch.Delta
+		if d == nil {
+			continue
+		}
+		if len(contentPieces(d.Content)) > 0 || refusalText(d.Refusal) != "" || reasoningText(d) != "" ||
+			len(d.ToolCalls) > 0 || len(d.Annotations) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+type streamChunk struct {
+	ID      *string  `json:"id"`
+	Created *float64 `json:"created"`
+	Model   *string  `json:"model"`
+	Choices []struct {
+		Delta        *wireMessage    `json:"delta"`
+		Logprobs     json.RawMessage `json:"logprobs"`
+		FinishReason *string         `json:"finish_reason"`
+	} `json:"choices"`
+	Usage json.RawMessage `json:"usage"`
+}
+
+type pendingCall struct {
+	id   string
+	args string
+	meta provider.ProviderMetadata
+}
+
+// chatStream is the state of one streamed chat completion.
+type chatStream struct {
+	m          *Model
+	call       *preparedCall
+	url        string
+	reqBody    []byte
+	headers    http.Header
+	includeRaw bool
+
+	out     []provider.StreamPart
+	tracker *toolTracker
+	// pending buffers tool call fragments per index until one carries the
+	// function name; some servers send the id or arguments first.
+	pending      map[int]*pendingCall
+	pendingOrder []int
+	forwarded    map[int]bool
+
+	metadataSent  bool
+	textOpen      bool
+	reasoningOpen bool
+	refusal       bool
+	errored       bool
+	rawFinish     string
+	usage         json.RawMessage
+	logprobs      []any
+}
+
+func (s *chatStream) emit(p provider.StreamPart) { s.out = append(s.out, p) }
+
+const (
+	textID      = "txt-0"
+	reasoningID = "reasoning-0"
+)
+
+// RawPart returns a raw stream part for an event's data.
+func RawPart(data string) provider.Raw {
+	if json.Valid([]byte(data)) {
+		return provider.Raw{RawValue: json.RawMessage(data)}
+	}
+	b, _ := json.Marshal(data)
+	return provider.Raw{RawValue: b}
+}
+
+func (s *chatStream) handle(ev sse.Event) {
+	if s.includeRaw {
+		s.emit(RawPart(ev.Data))
+	}
+	data := []byte(ev.Data)
+	var c streamChunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		s.errored = true
+		s.emit(provider.ErrorPart{Err: &provider.InvalidResponseDataError{Data: data, Message: "invalid stream chunk: " + err.Error()}})
+		return
+	}
+	if e, ok := ParseStreamError(data); ok {
+		s.errored = true
+		s.emit(provider.ErrorPart{Err: e.APIError(s.url, s.reqBody, s.headers, data)})
+		return
+	}
+	if !s.metadataSent && (deref2(c.ID) != "" || deref2(c.Model) != "" || (c.Created != nil && *c.Created != 0)) {
+		s.metadataSent = true
+		s.emit(provider.ResponseMetadata{ID: deref2(c.ID), ModelID: deref2(c.Model), Timestamp: timestamp(c.Created)})
+	}
+	if len(c.Usage) > 0 && string(c.Usage) != "null" {
+		s.usage = c.Usage
+	}
+	if len(c.Choices) == 0 {
+		return
+	}
+	ch := c.Choices[0]
+	if ch.FinishReason != nil && *ch.FinishReason != "" {
+		s.rawFinish = *ch.FinishReason
+	}
+	if lp := logprobs(ch.Logprobs); lp != nil {
+		s.logprobs = append(s.logprobs, lp...)
+	}
+	d := ch.Delta
+	if d == nil {
+		return
+	}
+	if r := reasoningText(d); r != "" {
+		s.reasoningDelta(r)
+	}
+	for _, p := range contentPieces(d.Content) {
+		if p.reasoning {
+			s.reasoningDelta(p.text)
+		} else {
+			s.textDelta(p.text)
+		}
+	}
+	if r := refusalText(d.Refusal); r != "" {
+		s.refusal = true
+		s.textDelta(r)
+	}
+	if len(d.ToolCalls) > 0 {
+		s.closeReasoning()
+		for _, tc := range d.ToolCalls {
+			s.toolDelta(tc)
+		}
+	}
+	for _, a := range d.Annotations {
+		if a.Type == "url_citation" && a.URLCitation != nil {
+			s.emit(provider.Source{SourceType: provider.SourceURL, ID: s.m.s.newID(), URL: a.URLCitation.URL, Title: a.URLCitation.Title})
+		}
+	}
+}
+
+func (s *chatStream) reasoningDelta(text string) {
+	if s.textOpen {
+		s.emit(provider.TextEnd{ID: textID})
+		s.textOpen = false
+	}
+	if !s.reasoningOpen {
+		s.emit(provider.ReasoningStart{ID: reasoningID})
+		s.reasoningOpen = true
+	}
+	s.emit(provider.ReasoningDelta{ID: reasoningID, Delta: text})
+}
+
+func (s *chatStream) textDelta(text string) {
+	s.closeReasoning()
+	if !s.textOpen {
+		s.emit(provider.TextStart{ID: textID})
+		s.textOpen = true
+	}
+	s.emit(provider.TextDelta{ID: textID, Delta: text})
+}
+
+func (s *chatStream) closeReasoning() {
+	if s.reasoningOpen {
+		s.emit(provider.ReasoningEnd{ID: reasoningID})
+		s.reasoningOpen = false
+	}
+}
+
+func (s *chatStream) toolDelta(tc wireToolCall) {
+	var meta provider.ProviderMetadata
+	if sig := tc.thoughtSignature(); sig != "" {
+		meta = provider.ProviderMetadata{s.call.metaKey: {"thoughtSignature": sig}}
+	}
+	id := ""
+	if tc.ID != nil {
+		id = *tc.ID
+	}
+	args, hasArgs := tc.arguments()
+	d := toolDelta{index: tc.Index, id: id, typ: tc.Type, name: tc.name(), meta: meta}
+	if hasArgs {
+		d.args = &args
+	}
+	if tc.Index == nil || s.forwarded[*tc.Index] {
+		s.addTool(d)
+		return
+	}
+	idx := *tc.Index
+	p := s.pending[idx]
+	if p == nil {
+		p = &pendingCall{}
+		s.pending[idx] = p
+		s.pendingOrder = append(s.pendingOrder, idx)
+	}
+	if p.id == "" {
+		p.id = id
+	}
+	if p.meta == nil {
+		p.meta = meta
+	}
+	p.args += args
+	if d.name == nil {
+		return
+	}
+	buffered := p.args
+	s.addTool(toolDelta{index: tc.Index, id: p.id, typ: tc.Type, name: d.name, args: &buffered, meta: p.meta})
+	delete(s.pending, idx)
+	s.forwarded[idx] = true
+}
+
+func (s *chatStream) addTool(d toolDelta) {
+	if err := s.tracker.add(d); err != nil {
+		s.emit(provider.ErrorPart{Err: err})
+	}
+}
+
+// end closes open blocks and tool calls and emits the finish part.
+func (s *chatStream) end() {
+	s.closeReasoning()
+	if s.textOpen {
+		s.emit(provider.TextEnd{ID: textID})
+		s.textOpen = false
+	}
+	for _, idx := range s.pendingOrder {
+		p, ok := s.pending[idx]
+		if !ok {
+			continue
+		}
+		index := idx
+		args := p.args
+		s.addTool(toolDelta{index: &index, id: p.id, args: &args, meta: p.meta})
+	}
+	s.tracker.finish()
+	reason := provider.FinishReason{Unified: provider.FinishInterrupted}
+	switch {
+	case s.errored:
+		reason = provider.FinishReason{Unified: provider.FinishError}
+	case s.rawFinish != "":
+		reason = provider.FinishReason{Unified: MapFinishReason(s.rawFinish, s.refusal), Raw: s.rawFinish}
+	}
+	meta := map[string]any{}
+	predictionMetadata(s.usage, meta)
+	if s.logprobs != nil {
+		meta["logprobs"] = s.logprobs
+	}
+	s.emit(provider.Finish{
+		FinishReason:     reason,
+		Usage:            s.m.usage(s.usage),
+		ProviderMetadata: provider.ProviderMetadata{s.call.metaKey: meta},
+	})
+}

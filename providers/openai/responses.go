@@ -1,0 +1,411 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/aisdkgo/ai/internal/httpx"
+	"github.com/aisdkgo/ai/internal/openaichat"
+	"github.com/aisdkgo/ai/provider"
+)
+
+// responsesModel is a model reached through the Responses API. It holds only
+// configuration, so it is safe for concurrent use.
+type responsesModel struct {
+	p       *Provider
+	modelID string
+	url     string
+	newID   func() string
+}
+
+// Provider returns "openai.responses".
+func (m *responsesModel) Provider() string { return "openai.responses" }
+
+// ModelID returns the model id.
+func (m *responsesModel) ModelID() string { return m.modelID }
+
+// SupportedURLs reports that images and PDFs may be passed by http(s) URL.
+func (m *responsesModel) SupportedURLs(context.Context) (map[string][]*regexp.Regexp, error) {
+	return map[string][]*regexp.Regexp{"image/*": {httpURL}, "application/pdf": {httpURL}}, nil
+}
+
+// responsesCall is a prepared request and what parsing its answer needs.
+type responsesCall struct {
+	body     map[string]any
+	warnings []provider.Warning
+	store    bool
+	names    *toolNames
+	// toolSearch is the application's name of the tool search tool.
+	toolSearch string
+	logprobs   bool
+	// approvals maps MCP approval request ids to the tool call ids that
+	// stood for them in earlier responses.
+	approvals map[string]string
+}
+
+const topLogprobsMax = 20
+
+func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, error) {
+	var warnings []provider.Warning
+	unsupported := func(feature string) {
+		warnings = append(warnings, provider.Warning{Type: "unsupported", Feature: feature})
+	}
+	if opts.TopK != nil {
+		unsupported("topK")
+	}
+	if opts.Seed != nil {
+		unsupported("seed")
+	}
+	if opts.PresencePenalty != nil {
+		unsupported("presencePenalty")
+	}
+	if opts.FrequencyPenalty != nil {
+		unsupported("frequencyPenalty")
+	}
+	if len(opts.StopSequences) > 0 {
+		unsupported("stopSequences")
+	}
+	var o responsesOptions
+	if _, err := openaichat.DecodeOptions(opts.ProviderOptions, providerKey, &o); err != nil {
+		return nil, err
+	}
+	caps := openaichat.ModelCapabilities(m.modelID)
+	reasoningModel := caps.ReasoningModel
+	if o.ForceReasoning != nil {
+		reasoningModel = *o.ForceReasoning
+	}
+	effort := ""
+	if o.ReasoningEffort != nil {
+		effort = *o.ReasoningEffort
+	} else if opts.Reasoning != provider.ReasoningProviderDefault {
+		effort = string(opts.Reasoning)
+	}
+	if effort != "" && caps.ReasoningEfforts != nil && !slices.Contains(caps.ReasoningEfforts, effort) {
+		warnings = append(warnings, provider.Warning{Type: "unsupported", Feature: "reasoningEffort",
+			Details: m.modelID + " only supports the following reasoning efforts: " + strings.Join(caps.ReasoningEfforts, ", ")})
+		effort = ""
+	}
+	if o.Conversation != nil && o.PreviousResponseID != nil {
+		warnings = append(warnings, provider.Warning{Type: "unsupported", Feature: "conversation",
+			Details: "conversation and previousResponseId cannot be used together"})
+	}
+
+	names := newToolNames(opts.Tools)
+	tools, toolChoice, toolWarnings, err := prepareTools(opts.Tools, opts.ToolChoice, o.AllowedTools, names)
+	if err != nil {
+		return nil, err
+	}
+	systemMode := "system"
+	if reasoningModel {
+		systemMode = "developer"
+	}
+	if o.SystemMessageMode != nil {
+		systemMode = *o.SystemMessageMode
+	}
+	call := &responsesCall{store: o.store(), names: names, toolSearch: names.byID["openai.tool_search"], approvals: approvalMap(opts.Prompt)}
+	input, inputWarnings, err := convertInput(opts.Prompt, inputContext{
+		systemMode:      systemMode,
+		store:           call.store,
+		reasoningModel:  reasoningModel,
+		conversation:    o.Conversation != nil,
+		previous:        o.PreviousResponseID != nil,
+		passThroughFile: o.PassThroughUnsupportedFiles,
+		names:           names,
+		toolSearch:      call.toolSearch,
+	})
+	if err != nil {
+		return nil, err
+	}
+	warnings = append(warnings, inputWarnings...)
+
+	include := slices.Clone(o.Include)
+	addInclude := func(v string) {
+		if !slices.Contains(include, v) {
+			include = append(include, v)
+		}
+	}
+	var topLogprobs *float64
+	switch lp := strings.TrimSpace(string(o.Logprobs)); lp {
+	case "", "null", "false":
+	case "true":
+		topLogprobs = new(float64(topLogprobsMax))
+	default:
+		var n float64
+		if err := json.Unmarshal(o.Logprobs, &n); err != nil {
+			return nil, errors.New("invalid openai provider options: logprobs must be a boolean or a number")
+		}
+		topLogprobs = &n
+	}
+	if topLogprobs != nil {
+		call.logprobs = true
+		addInclude("message.output_text.logprobs")
+	}
+	if _, ok := names.byID["openai.web_search"]; ok {
+		addInclude("web_search_call.action.sources")
+	} else if _, ok := names.byID["openai.web_search_preview"]; ok {
+		addInclude("web_search_call.action.sources")
+	}
+	if _, ok := names.byID["openai.code_interpreter"]; ok {
+		addInclude("code_interpreter_call.outputs")
+	}
+	if o.Store != nil && !*o.Store && reasoningModel {
+		addInclude("reasoning.encrypted_content")
+	}
+
+	body := map[string]any{"model": m.modelID, "input": input}
+	put := func(key string, v any) {
+		if !openaichat.IsNil(v) {
+			body[key] = v
+		}
+	}
+	put("temperature", opts.Temperature)
+	put("top_p", opts.TopP)
+	put("max_output_tokens", opts.MaxOutputTokens)
+	text := map[string]any{}
+	if rf := opts.ResponseFormat; rf != nil && rf.Type == "json" {
+		if len(rf.Schema) > 0 {
+			strict := true
+			if o.StrictJSONSchema != nil {
+				strict = *o.StrictJSONSchema
+			}
+			name := rf.Name
+			if name == "" {
+				name = "response"
+			}
+			format := map[string]any{"type": "json_schema", "strict": strict, "name": name, "schema": openaichat.NormalizeSchema(rf.Schema)}
+			if rf.Description != "" {
+				format["description"] = rf.Description
+			}
+			text["format"] = format
+		} else {
+			text["format"] = map[string]any{"type": "json_object"}
+		}
+	}
+	if o.TextVerbosity != nil {
+		text["verbosity"] = *o.TextVerbosity
+	}
+	if len(text) > 0 {
+		body["text"] = text
+	}
+	put("conversation", o.Conversation)
+	put("max_tool_calls", o.MaxToolCalls)
+	put("metadata", o.Metadata)
+	put("parallel_tool_calls", o.ParallelToolCalls)
+	put("previous_response_id", o.PreviousResponseID)
+	put("store", o.Store)
+	put("user", o.User)
+	put("instructions", o.Instructions)
+	put("service_tier", o.ServiceTier)
+	if len(include) > 0 {
+		body["include"] = include
+	}
+	put("prompt_cache_key", o.PromptCacheKey)
+	if c := o.PromptCacheOptions; c != nil {
+		pco := map[string]any{}
+		for k, v := range map[string]any{"mode": c.Mode, "ttl": c.TTL, "prewarm": c.Prewarm, "comparison_response_id": c.ComparisonResponseID} {
+			if !openaichat.IsNil(v) {
+				pco[k] = v
+			}
+		}
+		body["prompt_cache_options"] = pco
+	}
+	put("prompt_cache_retention", o.PromptCacheRetention)
+	put("safety_identifier", o.SafetyIdentifier)
+	put("top_logprobs", topLogprobs)
+	put("truncation", o.Truncation)
+	if len(o.ContextManagement) > 0 {
+		var cm []any
+		for _, e := range o.ContextManagement {
+			entry := map[string]any{"type": e.Type}
+			if e.CompactThreshold != nil {
+				entry["compact_threshold"] = *e.CompactThreshold
+			}
+			cm = append(cm, entry)
+		}
+		body["context_management"] = cm
+	}
+	reasoning := map[string]any{}
+	for k, v := range map[string]*string{"summary": o.ReasoningSummary, "mode": o.ReasoningMode, "context": o.ReasoningContext} {
+		if v != nil {
+			reasoning[k] = *v
+		}
+	}
+	if effort != "" {
+		reasoning["effort"] = effort
+	}
+	if reasoningModel {
+		if len(reasoning) > 0 {
+			body["reasoning"] = reasoning
+		}
+	} else {
+		for _, f := range []struct {
+			set     bool
+			feature string
+		}{
+			{effort != "", "reasoningEffort"},
+			{o.ReasoningSummary != nil, "reasoningSummary"},
+			{o.ReasoningMode != nil, "reasoningMode"},
+			{o.ReasoningContext != nil, "reasoningContext"},
+		} {
+			if f.set {
+				warnings = append(warnings, provider.Warning{Type: "unsupported", Feature: f.feature,
+					Details: f.feature + " is not supported for non-reasoning models"})
+			}
+		}
+	}
+
+	drop := func(key string, w provider.Warning) {
+		if _, ok := body[key]; ok {
+			delete(body, key)
+			warnings = append(warnings, w)
+		}
+	}
+	if caps.GPT6 {
+		drop("prompt_cache_retention", provider.Warning{Type: "unsupported", Feature: "promptCacheRetention",
+			Details: "GPT-6 and later models do not support promptCacheRetention; use promptCacheOptions"})
+	}
+	if reasoningModel {
+		if !(effort == "none" && caps.NonReasoningParameters) {
+			drop("temperature", provider.Warning{Type: "unsupported", Feature: "temperature", Details: "temperature is not supported for reasoning models"})
+			drop("top_p", provider.Warning{Type: "unsupported", Feature: "topP", Details: "topP is not supported for reasoning models"})
+		}
+		if caps.ReasoningEfforts != nil && topLogprobs != nil {
+			delete(body, "top_logprobs")
+			include = slices.DeleteFunc(include, func(s string) bool { return s == "message.output_text.logprobs" })
+			if len(include) == 0 {
+				delete(body, "include")
+			} else {
+				body["include"] = include
+			}
+			warnings = append(warnings, provider.Warning{Type: "unsupported", Feature: "logprobs", Details: "logprobs is not supported for reasoning models"})
+		}
+	}
+	if o.ServiceTier != nil {
+		switch *o.ServiceTier {
+		case "flex":
+			if !caps.FlexProcessing {
+				drop("service_tier", provider.Warning{Type: "unsupported", Feature: "serviceTier",
+					Details: "flex processing is only available for o3, o4-mini and gpt-5 models"})
+			}
+		case "priority", "fast":
+			if !caps.PriorityProcessing {
+				drop("service_tier", provider.Warning{Type: "unsupported", Feature: "serviceTier",
+					Details: "priority processing is only available for supported models (gpt-4, gpt-5, gpt-5-mini, o3, o4-mini) and needs Enterprise access"})
+			}
+		}
+	}
+	if tools != nil {
+		body["tools"] = tools
+		body["tool_choice"] = toolChoice
+	}
+	call.body = body
+	call.warnings = append(warnings, toolWarnings...)
+	return call, nil
+}
+
+// approvalMap collects the MCP approval request ids recorded on earlier tool
+// calls of the prompt.
+func approvalMap(prompt []provider.Message) map[string]string {
+	out := map[string]string{}
+	for _, msg := range prompt {
+		am, ok := openaichat.Message(msg).(provider.AssistantMessage)
+		if !ok {
+			continue
+		}
+		for _, p := range am.Content {
+			if tc, ok := p.(provider.ToolCallPart); ok {
+				if id := openaichat.StringOption(tc.ProviderOptions, providerKey, "approvalRequestId"); id != "" {
+					out[id] = tc.ToolCallID
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Generate runs one non-streaming Responses API call.
+func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOptions) (*provider.GenerateResult, error) {
+	if opts == nil {
+		opts = &provider.CallOptions{}
+	}
+	call, err := m.prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	headers, err := m.p.requestHeaders()
+	if err != nil {
+		return nil, err
+	}
+	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
+		Client:       m.p.client,
+		URL:          m.url,
+		Headers:      openaichat.MergeHeaders(headers, opts.Headers),
+		Body:         call.body,
+		ErrorMessage: openaichat.ErrorMessage,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var r response
+	raw, err := httpx.ReadJSON(resp, &r)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		var invalid *provider.InvalidResponseDataError
+		if errors.As(err, &invalid) {
+			return nil, err
+		}
+		return nil, &provider.APICallError{Message: "reading the response failed: " + err.Error(), URL: m.url,
+			StatusCode: resp.StatusCode, RequestBody: reqBody, ResponseHeaders: resp.Header, Retryable: true, Cause: err}
+	}
+	if r.Error != nil {
+		return nil, &provider.APICallError{Message: r.Error.Message, URL: m.url, StatusCode: 400, RequestBody: reqBody,
+			ResponseHeaders: resp.Header, ResponseBody: raw}
+	}
+	if r.Output == nil {
+		reason := "unknown"
+		if r.IncompleteDetails != nil && r.IncompleteDetails.Reason != nil {
+			reason = *r.IncompleteDetails.Reason
+		}
+		return nil, &provider.APICallError{Message: "the response has no output (incomplete_details.reason: " + reason + ")",
+			URL: m.url, StatusCode: 500, RequestBody: reqBody, ResponseHeaders: resp.Header, ResponseBody: raw}
+	}
+	result := m.parseResponse(&r, call)
+	result.Warnings = call.warnings
+	result.Request = &provider.RequestInfo{URL: m.url, Body: reqBody}
+	result.Response.Headers = resp.Header
+	result.Response.Body = raw
+	return result, nil
+}
+
+// Stream runs one streaming Responses API call.
+func (m *responsesModel) Stream(ctx context.Context, opts *provider.CallOptions) (*provider.StreamResult, error) {
+	if opts == nil {
+		opts = &provider.CallOptions{}
+	}
+	call, err := m.prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	call.body["stream"] = true
+	headers, err := m.p.requestHeaders()
+	if err != nil {
+		return nil, err
+	}
+	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
+		Client:       m.p.client,
+		URL:          m.url,
+		Headers:      openaichat.MergeHeaders(headers, opts.Headers),
+		Body:         call.body,
+		ErrorMessage: openaichat.ErrorMessage,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m.streamResponse(ctx, resp, call, reqBody, opts.IncludeRawChunks)
+}
