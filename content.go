@@ -1,0 +1,315 @@
+package ai
+
+import (
+	"encoding/json"
+
+	"github.com/aisdkgo/ai/provider"
+)
+
+// ContentPart is a piece of a step's content: [Text], [Reasoning], [File],
+// [ReasoningFile], [Source], [Custom], [ToolCall], [ToolResult],
+// [ToolError], [ToolApprovalRequest] or [ToolApprovalResponse].
+type ContentPart interface {
+	// ContentType returns the part's JSON discriminator, for example
+	// "tool-call".
+	ContentType() string
+}
+
+// Model output that the loop passes on unchanged.
+type (
+	// Text is generated text.
+	Text = provider.Text
+	// Reasoning is generated reasoning.
+	Reasoning = provider.Reasoning
+	// File is a generated file.
+	File = provider.File
+	// ReasoningFile is a file generated while reasoning.
+	ReasoningFile = provider.ReasoningFile
+	// Source is a source the model used.
+	Source = provider.Source
+	// Custom is provider-specific output.
+	Custom = provider.Custom
+)
+
+// ToolCall is a tool call of the model, after parsing and validation.
+type ToolCall struct {
+	ToolCallID string
+	ToolName   string
+	// Input is the call's input as JSON. For an invalid call whose input is
+	// not JSON, it is the input text as a JSON string.
+	Input json.RawMessage
+	// ProviderExecuted is true when the provider runs the tool.
+	ProviderExecuted bool
+	// Dynamic is true for calls of dynamic tools and for invalid calls.
+	Dynamic bool
+	// Invalid is true when the call could not be used: an unknown tool,
+	// input that is not JSON or does not match the schema. Error says why.
+	Invalid bool
+	Error   error
+	// Title is the deprecated title of the tool.
+	Title string
+	// ToolMetadata is the tool's Metadata.
+	ToolMetadata     map[string]any
+	ProviderMetadata ProviderMetadata
+
+	// value is the decoded input handed to the tool's callbacks.
+	value any
+	// rawInput is the input text as the model produced it.
+	rawInput string
+}
+
+// ToolResult is the successful result of a tool call.
+type ToolResult struct {
+	ToolCallID string
+	ToolName   string
+	Input      json.RawMessage
+	// Output is the value the tool returned (for provider-executed tools,
+	// the provider's JSON).
+	Output           any
+	ProviderExecuted bool
+	Dynamic          bool
+	// Preliminary is true for intermediate results streamed by
+	// [StreamText]; the final result follows.
+	Preliminary      bool
+	ToolMetadata     map[string]any
+	ProviderMetadata ProviderMetadata
+}
+
+// ToolError is a failed tool call: an invalid call, an error or panic in
+// the tool, or an error result of a provider-executed tool.
+type ToolError struct {
+	ToolCallID       string
+	ToolName         string
+	Input            json.RawMessage
+	Error            error
+	ProviderExecuted bool
+	Dynamic          bool
+	ToolMetadata     map[string]any
+	ProviderMetadata ProviderMetadata
+}
+
+// ToolApprovalRequest records that a tool call needs approval. When
+// IsAutomatic is set a policy already decided and a [ToolApprovalResponse]
+// follows.
+type ToolApprovalRequest struct {
+	ApprovalID  string
+	ToolCall    ToolCall
+	Reason      string
+	IsAutomatic bool
+	Signature   string
+}
+
+// ToolApprovalResponse records a decision on a [ToolApprovalRequest].
+type ToolApprovalResponse struct {
+	ApprovalID       string
+	ToolCall         ToolCall
+	Approved         bool
+	Reason           string
+	ProviderExecuted bool
+}
+
+// ContentType returns "tool-call".
+func (ToolCall) ContentType() string { return "tool-call" }
+
+// ContentType returns "tool-result".
+func (ToolResult) ContentType() string { return "tool-result" }
+
+// ContentType returns "tool-error".
+func (ToolError) ContentType() string { return "tool-error" }
+
+// ContentType returns "tool-approval-request".
+func (ToolApprovalRequest) ContentType() string { return "tool-approval-request" }
+
+// ContentType returns "tool-approval-response".
+func (ToolApprovalResponse) ContentType() string { return "tool-approval-response" }
+
+// MarshalJSON writes the call in the TypeScript AI SDK's shape.
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	var errText *string
+	if c.Error != nil {
+		s := c.Error.Error()
+		errText = &s
+	}
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		ToolCallID       string           `json:"toolCallId"`
+		ToolName         string           `json:"toolName"`
+		Input            json.RawMessage  `json:"input"`
+		ProviderExecuted bool             `json:"providerExecuted,omitempty"`
+		Dynamic          bool             `json:"dynamic,omitempty"`
+		Invalid          bool             `json:"invalid,omitempty"`
+		Error            *string          `json:"error,omitempty"`
+		Title            string           `json:"title,omitempty"`
+		ToolMetadata     map[string]any   `json:"toolMetadata,omitempty"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"tool-call", c.ToolCallID, c.ToolName, jsonOrNull(c.Input), c.ProviderExecuted, c.Dynamic, c.Invalid, errText, c.Title, c.ToolMetadata, c.ProviderMetadata})
+}
+
+// MarshalJSON writes the result in the TypeScript AI SDK's shape.
+func (r ToolResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		ToolCallID       string           `json:"toolCallId"`
+		ToolName         string           `json:"toolName"`
+		Input            json.RawMessage  `json:"input"`
+		Output           any              `json:"output"`
+		ProviderExecuted bool             `json:"providerExecuted,omitempty"`
+		Dynamic          bool             `json:"dynamic"`
+		Preliminary      bool             `json:"preliminary,omitempty"`
+		ToolMetadata     map[string]any   `json:"toolMetadata,omitempty"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"tool-result", r.ToolCallID, r.ToolName, jsonOrNull(r.Input), r.Output, r.ProviderExecuted, r.Dynamic, r.Preliminary, r.ToolMetadata, r.ProviderMetadata})
+}
+
+// MarshalJSON writes the error in the TypeScript AI SDK's shape, the error
+// as its message.
+func (e ToolError) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string           `json:"type"`
+		ToolCallID       string           `json:"toolCallId"`
+		ToolName         string           `json:"toolName"`
+		Input            json.RawMessage  `json:"input"`
+		Error            string           `json:"error"`
+		ProviderExecuted bool             `json:"providerExecuted,omitempty"`
+		Dynamic          bool             `json:"dynamic"`
+		ToolMetadata     map[string]any   `json:"toolMetadata,omitempty"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+	}{"tool-error", e.ToolCallID, e.ToolName, jsonOrNull(e.Input), errorText(e.Error), e.ProviderExecuted, e.Dynamic, e.ToolMetadata, e.ProviderMetadata})
+}
+
+// MarshalJSON writes the request in the TypeScript AI SDK's shape.
+func (r ToolApprovalRequest) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type        string   `json:"type"`
+		ApprovalID  string   `json:"approvalId"`
+		ToolCall    ToolCall `json:"toolCall"`
+		Reason      string   `json:"reason,omitempty"`
+		IsAutomatic bool     `json:"isAutomatic,omitempty"`
+		Signature   string   `json:"signature,omitempty"`
+	}{"tool-approval-request", r.ApprovalID, r.ToolCall, r.Reason, r.IsAutomatic, r.Signature})
+}
+
+// MarshalJSON writes the response in the TypeScript AI SDK's shape.
+func (r ToolApprovalResponse) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type             string   `json:"type"`
+		ApprovalID       string   `json:"approvalId"`
+		ToolCall         ToolCall `json:"toolCall"`
+		Approved         bool     `json:"approved"`
+		Reason           string   `json:"reason,omitempty"`
+		ProviderExecuted bool     `json:"providerExecuted,omitempty"`
+	}{"tool-approval-response", r.ApprovalID, r.ToolCall, r.Approved, r.Reason, r.ProviderExecuted})
+}
+
+func jsonOrNull(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return json.RawMessage("null")
+	}
+	return v
+}
+
+// FinishReason is the provider-independent reason a model stopped.
+type FinishReason = provider.FinishReasonKind
+
+// The finish reasons; see [provider.FinishReasonKind].
+const (
+	FinishStop          = provider.FinishStop
+	FinishLength        = provider.FinishLength
+	FinishContentFilter = provider.FinishContentFilter
+	FinishToolCalls     = provider.FinishToolCalls
+	FinishError         = provider.FinishError
+	FinishInterrupted   = provider.FinishInterrupted
+	FinishOther         = provider.FinishOther
+)
+
+// Usage counts the tokens of a step or a whole generation. Counts the
+// provider did not report are nil.
+type Usage struct {
+	InputTokens        *int               `json:"inputTokens,omitempty"`
+	InputTokenDetails  InputTokenDetails  `json:"inputTokenDetails"`
+	OutputTokens       *int               `json:"outputTokens,omitempty"`
+	OutputTokenDetails OutputTokenDetails `json:"outputTokenDetails"`
+	// TotalTokens is InputTokens plus OutputTokens.
+	TotalTokens *int `json:"totalTokens,omitempty"`
+	// Raw is the provider's own usage object (for a sum of several steps,
+	// only when a single step reported one).
+	Raw json.RawMessage `json:"raw,omitempty"`
+}
+
+// InputTokenDetails splits the input tokens by cache use.
+type InputTokenDetails struct {
+	NoCacheTokens    *int `json:"noCacheTokens,omitempty"`
+	CacheReadTokens  *int `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens *int `json:"cacheWriteTokens,omitempty"`
+}
+
+// OutputTokenDetails splits the output tokens.
+type OutputTokenDetails struct {
+	TextTokens      *int `json:"textTokens,omitempty"`
+	ReasoningTokens *int `json:"reasoningTokens,omitempty"`
+}
+
+// usageFrom converts provider usage.
+func usageFrom(u provider.Usage) Usage {
+	return Usage{
+		InputTokens: u.InputTokens.Total,
+		InputTokenDetails: InputTokenDetails{
+			NoCacheTokens:    u.InputTokens.NoCache,
+			CacheReadTokens:  u.InputTokens.CacheRead,
+			CacheWriteTokens: u.InputTokens.CacheWrite,
+		},
+		OutputTokens: u.OutputTokens.Total,
+		OutputTokenDetails: OutputTokenDetails{
+			TextTokens:      u.OutputTokens.Text,
+			ReasoningTokens: u.OutputTokens.Reasoning,
+		},
+		TotalTokens: addCounts(u.InputTokens.Total, u.OutputTokens.Total),
+		Raw:         u.Raw,
+	}
+}
+
+// addCounts adds two optional counts: nil when both are nil, a missing one
+// counting as zero otherwise.
+func addCounts(a, b *int) *int {
+	if a == nil && b == nil {
+		return nil
+	}
+	n := 0
+	if a != nil {
+		n += *a
+	}
+	if b != nil {
+		n += *b
+	}
+	return &n
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	s := Usage{
+		InputTokens: addCounts(u.InputTokens, v.InputTokens),
+		InputTokenDetails: InputTokenDetails{
+			NoCacheTokens:    addCounts(u.InputTokenDetails.NoCacheTokens, v.InputTokenDetails.NoCacheTokens),
+			CacheReadTokens:  addCounts(u.InputTokenDetails.CacheReadTokens, v.InputTokenDetails.CacheReadTokens),
+			CacheWriteTokens: addCounts(u.InputTokenDetails.CacheWriteTokens, v.InputTokenDetails.CacheWriteTokens),
+		},
+		OutputTokens: addCounts(u.OutputTokens, v.OutputTokens),
+		OutputTokenDetails: OutputTokenDetails{
+			TextTokens:      addCounts(u.OutputTokenDetails.TextTokens, v.OutputTokenDetails.TextTokens),
+			ReasoningTokens: addCounts(u.OutputTokenDetails.ReasoningTokens, v.OutputTokenDetails.ReasoningTokens),
+		},
+		TotalTokens: addCounts(u.TotalTokens, v.TotalTokens),
+	}
+	switch {
+	case u.isEmpty():
+		s.Raw = v.Raw
+	case v.isEmpty():
+		s.Raw = u.Raw
+	}
+	return s
+}
+
+func (u Usage) isEmpty() bool {
+	return u.InputTokens == nil && u.OutputTokens == nil && u.TotalTokens == nil &&
+		u.InputTokenDetails == (InputTokenDetails{}) && u.OutputTokenDetails == (OutputTokenDetails{}) && u.Raw == nil
+}

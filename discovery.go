@@ -1,0 +1,499 @@
+package ai
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/aisdkgo/ai/provider"
+)
+
+// DirectCall is the caller name that lets the model call a tool directly,
+// in a [CallerRoute].
+const DirectCall = "AI_SDK_DIRECT_TOOL_CALL"
+
+// CallerRoute says who may call a tool: the model directly ([DirectCall])
+// and/or caller tools such as a code mode tool, by name. A tool without a
+// route may be called directly; a route with no callers hides the tool.
+type CallerRoute struct {
+	Tool    string
+	Callers []string
+}
+
+// callerDef is the hidden part of a tool that calls other tools.
+type callerDef struct {
+	// bind returns the executable caller for the tools routed to it.
+	bind func(routed Tools) Tool
+	// modelMessage, when set, keeps the provider-visible definition of the
+	// caller fixed and announces the routed tools in a user message
+	// instead; it returns "" for no message.
+	modelMessage func(routed Tools) string
+}
+
+// discovery is one generation's tool-search state: which deferred tools
+// were found. It lives for one GenerateText or StreamText call and is never
+// shared or stored in a tool.
+type discovery struct {
+	mu    sync.Mutex
+	found map[string]struct{}
+}
+
+func (d *discovery) isFound(name string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.found[name]
+	return ok
+}
+
+func (d *discovery) add(names []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.found == nil {
+		d.found = make(map[string]struct{}, len(names))
+	}
+	for _, n := range names {
+		d.found[n] = struct{}{}
+	}
+}
+
+// snapshot returns a copy of the found set, read once when a step is
+// prepared so that finds during the step take effect in the next one.
+func (d *discovery) snapshot() map[string]struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.found) == 0 {
+		return nil
+	}
+	m := make(map[string]struct{}, len(d.found))
+	for k := range d.found {
+		m[k] = struct{}{}
+	}
+	return m
+}
+
+// routing is the resolved ToolCallers option.
+type routing struct {
+	routes map[string][]string
+	order  []string // route keys in option order
+}
+
+// resolveRouting checks the ToolCallers option against the tools.
+func resolveRouting(tools Tools, routes []CallerRoute) (*routing, error) {
+	if len(routes) == 0 || len(tools) == 0 {
+		return nil, nil
+	}
+	r := &routing{routes: map[string][]string{}}
+	for _, route := range routes {
+		if _, ok := tools.Get(route.Tool); !ok {
+			return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("unknown tool %q", route.Tool)}
+		}
+		if _, dup := r.routes[route.Tool]; dup {
+			return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("tool %q is routed twice", route.Tool)}
+		}
+		for _, c := range route.Callers {
+			if c == DirectCall {
+				continue
+			}
+			t, ok := tools.Get(c)
+			if !ok || t.core().caller == nil {
+				return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("tool %q has an invalid caller %q", route.Tool, c)}
+			}
+		}
+		callers := route.Callers
+		if callers == nil {
+			callers = []string{}
+		}
+		r.routes[route.Tool] = callers
+		r.order = append(r.order, route.Tool)
+	}
+	return r, nil
+}
+
+// callersOf returns who may call a tool: nil means direct only.
+func (r *routing) callersOf(name string) ([]string, bool) {
+	if r == nil {
+		return nil, false
+	}
+	c, ok := r.routes[name]
+	return c, ok
+}
+
+// checkSearchEligibility rejects search setups that cannot work: a deferred
+// search tool, and deferred or search tools reachable other than directly or
+// through a caller that announces tools in the conversation.
+func checkSearchEligibility(tools Tools, r *routing) (relevant bool, err error) {
+	for _, nt := range tools {
+		c := nt.Tool.core()
+		if !c.deferLoading && c.search == nil {
+			continue
+		}
+		relevant = true
+		bad := c.search != nil && c.deferLoading
+		if callers, ok := r.callersOf(nt.Name); ok {
+			for _, name := range callers {
+				if name == DirectCall {
+					continue
+				}
+				t, _ := tools.Get(name)
+				if t == nil || t.core().caller == nil || t.core().caller.modelMessage == nil {
+					bad = true
+				}
+			}
+		}
+		if bad {
+			return true, &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf(
+				"tool %q must be callable directly or through a code mode tool that announces tools in the conversation, and a search tool cannot itself defer loading", nt.Name)}
+		}
+	}
+	return relevant, nil
+}
+
+// stepEntry is one tool of a step.
+type stepEntry struct {
+	name string
+	tool Tool // as registered
+	exec Tool // what runs (a bound caller, or tool itself)
+	// model is true when the model sees the tool.
+	model bool
+}
+
+// stepTools is the tool setup of one step.
+type stepTools struct {
+	entries []stepEntry
+	// active is the step's active-tools filter (nil: all tools).
+	active map[string]bool
+	// activeSet records whether an active filter applies at all.
+	activeSet bool
+	defs      []provider.Tool
+	choice    ToolChoice
+	// exec is false when the tool choice is none: nothing executes.
+	exec           bool
+	toolsContext   map[string]any
+	sandbox        Sandbox
+	callerMessages []string
+	// none is true when the generation has no tool set at all.
+	none bool
+}
+
+// modelTool returns the tool the model may call by name.
+func (st *stepTools) modelTool(name string) (*stepEntry, bool) {
+	for i := range st.entries {
+		if st.entries[i].model && st.entries[i].name == name {
+			return &st.entries[i], true
+		}
+	}
+	return nil, false
+}
+
+// execTool returns the tool that executes calls of name.
+func (st *stepTools) execTool(name string) (*stepEntry, bool) {
+	if !st.exec {
+		return nil, false
+	}
+	for i := range st.entries {
+		if st.entries[i].name == name {
+			return &st.entries[i], true
+		}
+	}
+	return nil, false
+}
+
+// modelToolNames lists the tools the model may call, in step order.
+func (st *stepTools) modelToolNames() []string {
+	names := []string{}
+	for _, e := range st.entries {
+		if e.model {
+			names = append(names, e.name)
+		}
+	}
+	return names
+}
+
+func (st *stepTools) modelTools() Tools {
+	var ts Tools
+	for _, e := range st.entries {
+		if e.model {
+			ts = append(ts, NamedTool{Name: e.name, Tool: e.tool})
+		}
+	}
+	return ts
+}
+
+// prepareTools builds a step's tools: active filter, then deferred tools
+// hidden until found, then caller routing, then the provider definitions in
+// tool order.
+func (r *run) prepareTools(activeNames []string, activeSet bool, order []string, choice ToolChoice, toolsContext map[string]any, sandbox Sandbox) (*stepTools, error) {
+	st := &stepTools{
+		choice:       choice.Normalized(),
+		toolsContext: toolsContext,
+		sandbox:      sandbox,
+		activeSet:    activeSet,
+	}
+	st.exec = st.choice.Type != ToolChoiceNone
+	if r.opts.Tools == nil {
+		st.none = true
+		return st, nil
+	}
+	if activeSet {
+		st.active = make(map[string]bool, len(activeNames))
+		for _, n := range activeNames {
+			st.active[n] = true
+		}
+	}
+	var found map[string]struct{}
+	if r.searchRelevant {
+		found = r.discovery.snapshot()
+	}
+	for _, nt := range r.opts.Tools {
+		if activeSet && !st.active[nt.Name] {
+			continue
+		}
+		if r.searchRelevant && nt.Tool.core().deferLoading {
+			if _, ok := found[nt.Name]; !ok {
+				continue
+			}
+		}
+		st.entries = append(st.entries, stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true})
+	}
+	if r.routing != nil {
+		r.routeCallers(st)
+	}
+	defs, err := r.definitions(st, order)
+	if err != nil {
+		return nil, err
+	}
+	st.defs = defs
+	return st, nil
+}
+
+// routeCallers applies ToolCallers to a step: routed tools leave the model's
+// view unless also direct, and every caller tool is bound with the tools
+// routed to it (in the order of the ToolCallers option).
+func (r *run) routeCallers(st *stepTools) {
+	buckets := map[string]Tools{}
+	for _, name := range r.routing.order {
+		i := slices.IndexFunc(st.entries, func(e stepEntry) bool { return e.name == name })
+		if i < 0 {
+			continue
+		}
+		direct := false
+		for _, c := range r.routing.routes[name] {
+			if c == DirectCall {
+				direct = true
+				continue
+			}
+			if slices.IndexFunc(st.entries, func(e stepEntry) bool { return e.name == c }) < 0 {
+				continue
+			}
+			buckets[c] = append(buckets[c], NamedTool{Name: name, Tool: st.entries[i].exec})
+		}
+		st.entries[i].model = direct
+	}
+	for i := range st.entries {
+		e := &st.entries[i]
+		def := e.tool.core().caller
+		if def == nil {
+			continue
+		}
+		routed := buckets[e.name]
+		e.exec = def.bind(routed)
+		if !e.model {
+			continue
+		}
+		if def.modelMessage == nil {
+			e.tool = e.exec
+		} else if msg := def.modelMessage(routed); msg != "" {
+			st.callerMessages = append(st.callerMessages, msg)
+		}
+	}
+}
+
+// definitions builds the provider tool list of a step.
+func (r *run) definitions(st *stepTools, order []string) ([]provider.Tool, error) {
+	var visible []*stepEntry
+	for i := range st.entries {
+		if st.entries[i].model {
+			visible = append(visible, &st.entries[i])
+		}
+	}
+	if len(visible) == 0 {
+		return nil, nil
+	}
+	if order != nil {
+		rank := make(map[string]int, len(order))
+		for i, n := range order {
+			if _, ok := rank[n]; !ok {
+				rank[n] = i
+			}
+		}
+		slices.SortStableFunc(visible, func(a, b *stepEntry) int {
+			ra, oka := rank[a.name]
+			rb, okb := rank[b.name]
+			switch {
+			case oka && okb:
+				return cmp.Compare(ra, rb)
+			case oka:
+				return -1
+			case okb:
+				return 1
+			}
+			return cmp.Compare(a.name, b.name)
+		})
+	}
+	defs := make([]provider.Tool, 0, len(visible))
+	for _, e := range visible {
+		d, err := r.definition(e.name, e.tool, st)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, d)
+	}
+	return defs, nil
+}
+
+// definition returns the provider definition of one tool.
+func (r *run) definition(name string, t Tool, st *stepTools) (provider.Tool, error) {
+	switch t := t.(type) {
+	case *ProviderTool:
+		return &provider.ProviderTool{ID: t.id, Name: name, Args: t.args}, nil
+	case *FunctionTool:
+		if t.describe == nil {
+			if d := t.cache.def.Load(); d != nil && d.Name == name {
+				return d, nil
+			}
+		}
+		desc, err := describe(t, name, st.toolsContext[name], st.sandbox)
+		if err != nil {
+			return nil, err
+		}
+		d := &provider.FunctionTool{
+			Name:            name,
+			Description:     desc,
+			InputSchema:     t.c.input.raw,
+			InputExamples:   t.inputExamples,
+			Strict:          t.strict,
+			ProviderOptions: t.c.providerOptions,
+		}
+		if t.describe == nil {
+			t.cache.def.Store(d)
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("unknown tool type %T", t)
+}
+
+// describe resolves a function tool's description for a step.
+func describe(t *FunctionTool, name string, context any, sandbox Sandbox) (desc string, err error) {
+	if t.describe == nil {
+		return t.description, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = &CallbackPanicError{Callback: "the description function of tool " + name, Panic: p}
+		}
+	}()
+	return t.describe(DescriptionOptions{Context: context, Sandbox: sandbox}), nil
+}
+
+// search runs a search tool's call in a step: it builds the catalog of
+// candidates, ranks it, and records the finds in the generation's
+// discovery state.
+func (r *run) search(ctx context.Context, st *stepTools, searchName string, cfg *searchConfig, query string) (ToolSearchResult, error) {
+	catalog, err := r.catalog(st, searchName)
+	if err != nil {
+		return ToolSearchResult{}, err
+	}
+	var ranked []string
+	if cfg.fn != nil {
+		ranked, err = cfg.fn(ctx, query, slices.Clone(catalog))
+		if err != nil {
+			return ToolSearchResult{}, err
+		}
+	} else {
+		ranked = cfg.rank(query, catalog)
+	}
+	res := ToolSearchResult{Tools: []SearchCandidate{}}
+	var names []string
+	for _, name := range ranked {
+		if len(res.Tools) >= cfg.max {
+			break
+		}
+		i := slices.IndexFunc(catalog, func(c SearchCandidate) bool { return c.Name == name })
+		if i < 0 || slices.Contains(names, name) {
+			continue
+		}
+		names = append(names, name)
+		res.Tools = append(res.Tools, catalog[i])
+	}
+	r.discovery.add(names)
+	return res, nil
+}
+
+// catalog lists the deferred tools a search may return in a step: active,
+// not search tools, and sharing a caller with the search tool; descriptions
+// resolved with the step's context.
+func (r *run) catalog(st *stepTools, searchName string) ([]SearchCandidate, error) {
+	searchCallers := r.effectiveCallers(searchName, st)
+	var out []SearchCandidate
+	for _, nt := range r.opts.Tools {
+		c := nt.Tool.core()
+		if !c.deferLoading || c.search != nil {
+			continue
+		}
+		if st.activeSet && !st.active[nt.Name] {
+			continue
+		}
+		if !sharesCaller(searchCallers, r.effectiveCallers(nt.Name, st)) {
+			continue
+		}
+		cand := SearchCandidate{Name: nt.Name}
+		if ft, ok := nt.Tool.(*FunctionTool); ok {
+			d, err := describe(ft, nt.Name, st.toolsContext[nt.Name], st.sandbox)
+			if err != nil {
+				return nil, err
+			}
+			cand.Description = d
+		}
+		out = append(out, cand)
+	}
+	return out, nil
+}
+
+// effectiveCallers returns the callers of a tool that exist in the step:
+// the direct marker and caller tools present in the active set.
+func (r *run) effectiveCallers(name string, st *stepTools) []string {
+	callers, ok := r.routing.callersOf(name)
+	if !ok {
+		return directOnly
+	}
+	var out []string
+	for _, c := range callers {
+		if c == DirectCall || !st.activeSet || st.active[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+var directOnly = []string{DirectCall}
+
+func sharesCaller(a, b []string) bool {
+	if len(a) == 1 && len(b) == 1 {
+		return a[0] == b[0]
+	}
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// searchOutput is the JSON form of a search result for the model.
+func searchOutput(res ToolSearchResult) json.RawMessage {
+	b, _ := json.Marshal(res)
+	return b
+}

@@ -1,0 +1,249 @@
+package ai
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aisdkgo/ai/provider"
+)
+
+// Errors returned by the ai package. Callers branch on them with
+// errors.As; each type documents when it occurs.
+type (
+	// APICallError is a failed provider API call; see
+	// [provider.APICallError].
+	APICallError = provider.APICallError
+)
+
+// InvalidArgumentError reports an option or argument with an invalid value.
+// It is returned before any model call.
+type InvalidArgumentError struct {
+	// Parameter names the option.
+	Parameter string
+	// Message says what is wrong.
+	Message string
+}
+
+func (e *InvalidArgumentError) Error() string {
+	return fmt.Sprintf("invalid argument for %s: %s", e.Parameter, e.Message)
+}
+
+// InvalidPromptError reports a prompt that cannot be sent: no prompt at all,
+// an empty message list, or system messages where they are not allowed.
+type InvalidPromptError struct {
+	Message string
+}
+
+func (e *InvalidPromptError) Error() string { return "invalid prompt: " + e.Message }
+
+// NoSuchToolError reports a call of a tool that is not available in the step
+// (unknown, inactive, or deferred and not yet discovered).
+type NoSuchToolError struct {
+	// ToolName is the name the model used.
+	ToolName string
+	// AvailableTools are the tools the model could call in that step; nil
+	// when the step had no tools at all.
+	AvailableTools []string
+}
+
+func (e *NoSuchToolError) Error() string {
+	if e.AvailableTools == nil {
+		return fmt.Sprintf("model tried to call unavailable tool %q; no tools are available", e.ToolName)
+	}
+	return fmt.Sprintf("model tried to call unavailable tool %q; available tools: %s", e.ToolName, strings.Join(e.AvailableTools, ", "))
+}
+
+// InvalidToolInputError reports tool input that is not JSON or does not
+// match the tool's input schema.
+type InvalidToolInputError struct {
+	ToolName string
+	// ToolInput is the input text the model produced.
+	ToolInput string
+	// Cause is a *JSONParseError or a *TypeValidationError.
+	Cause error
+}
+
+func (e *InvalidToolInputError) Error() string {
+	return fmt.Sprintf("invalid input for tool %s: %v", e.ToolName, e.Cause)
+}
+
+// Unwrap returns e.Cause.
+func (e *InvalidToolInputError) Unwrap() error { return e.Cause }
+
+// JSONParseError reports text that is not valid JSON.
+type JSONParseError struct {
+	Text  string
+	Cause error
+}
+
+func (e *JSONParseError) Error() string {
+	return fmt.Sprintf("JSON parsing failed for %s: %v", describeValue([]byte(e.Text)), e.Cause)
+}
+
+// Unwrap returns e.Cause.
+func (e *JSONParseError) Unwrap() error { return e.Cause }
+
+// TypeValidationError reports a value that does not match its schema.
+type TypeValidationError struct {
+	// Value is the value's JSON.
+	Value []byte
+	// Context names what was validated, for example "tool context (weather)".
+	Context string
+	Cause   error
+}
+
+func (e *TypeValidationError) Error() string {
+	what := "value"
+	if e.Context != "" {
+		what = e.Context
+	}
+	return fmt.Sprintf("type validation failed for %s %s: %v", what, describeValue(e.Value), e.Cause)
+}
+
+// Unwrap returns e.Cause.
+func (e *TypeValidationError) Unwrap() error { return e.Cause }
+
+// ToolCallRepairError reports a repair function that failed.
+type ToolCallRepairError struct {
+	// OriginalError is the error that asked for the repair.
+	OriginalError error
+	Cause         error
+}
+
+func (e *ToolCallRepairError) Error() string {
+	return fmt.Sprintf("repairing the tool call failed: %v", e.Cause)
+}
+
+// Unwrap returns e.Cause.
+func (e *ToolCallRepairError) Unwrap() error { return e.Cause }
+
+// ToolChoiceViolationError reports a model response that ignored the tool
+// choice: a call when the choice was none, or no (matching) call when a call
+// was required.
+type ToolChoiceViolationError struct {
+	ToolChoice   ToolChoice
+	FinishReason FinishReason
+	Provider     string
+	ModelID      string
+}
+
+func (e *ToolChoiceViolationError) Error() string {
+	switch e.ToolChoice.Type {
+	case provider.ToolChoiceNone:
+		return "the model called a tool although the tool choice was none"
+	case provider.ToolChoiceTool:
+		return fmt.Sprintf("the model did not call the required tool %q", e.ToolChoice.ToolName)
+	}
+	return "the model did not call a tool although the tool choice required one"
+}
+
+// ToolExecutionError wraps a panic inside a tool's callbacks.
+type ToolExecutionError struct {
+	ToolName   string
+	ToolCallID string
+	// Panic is the recovered value.
+	Panic any
+}
+
+func (e *ToolExecutionError) Error() string {
+	return fmt.Sprintf("tool %s panicked: %v", e.ToolName, e.Panic)
+}
+
+// CallbackPanicError wraps a panic inside a callback that is not a tool (a
+// stop condition, PrepareStep, a description function...).
+type CallbackPanicError struct {
+	// Callback names the callback.
+	Callback string
+	Panic    any
+}
+
+func (e *CallbackPanicError) Error() string {
+	return fmt.Sprintf("%s panicked: %v", e.Callback, e.Panic)
+}
+
+// InvalidToolApprovalError reports an approval response that answers no
+// approval request in the message history.
+type InvalidToolApprovalError struct {
+	ApprovalID string
+}
+
+func (e *InvalidToolApprovalError) Error() string {
+	return fmt.Sprintf("tool approval response %q answers no approval request in the message history", e.ApprovalID)
+}
+
+// ToolCallNotFoundForApprovalError reports an approval request whose tool
+// call is not in the history.
+type ToolCallNotFoundForApprovalError struct {
+	ToolCallID string
+	ApprovalID string
+}
+
+func (e *ToolCallNotFoundForApprovalError) Error() string {
+	return fmt.Sprintf("tool call %q of approval request %q is not in the message history", e.ToolCallID, e.ApprovalID)
+}
+
+// MissingToolResultsError reports tool calls in the history that have no
+// result before the conversation moves on.
+type MissingToolResultsError struct {
+	ToolCallIDs []string
+}
+
+func (e *MissingToolResultsError) Error() string {
+	if len(e.ToolCallIDs) == 1 {
+		return fmt.Sprintf("tool call %s has no result", e.ToolCallIDs[0])
+	}
+	return fmt.Sprintf("tool calls %s have no results", strings.Join(e.ToolCallIDs, ", "))
+}
+
+// NoOutputGeneratedError reports a generation that produced no step, or a
+// result read before any output exists.
+type NoOutputGeneratedError struct {
+	Message string
+	Cause   error
+}
+
+func (e *NoOutputGeneratedError) Error() string {
+	if e.Message == "" {
+		return "no output generated"
+	}
+	return "no output generated: " + e.Message
+}
+
+// Unwrap returns e.Cause.
+func (e *NoOutputGeneratedError) Unwrap() error { return e.Cause }
+
+// RetryError reports a model call that failed on every attempt.
+type RetryError struct {
+	// Reason is "maxRetriesExceeded" or "errorNotRetryable".
+	Reason string
+	// Errors are the errors of all attempts, in order.
+	Errors []error
+}
+
+func (e *RetryError) Error() string {
+	last := e.Errors[len(e.Errors)-1]
+	if e.Reason == "errorNotRetryable" {
+		return fmt.Sprintf("failed after %d attempts with a non-retryable error: %v", len(e.Errors), last)
+	}
+	return fmt.Sprintf("failed after %d attempts: %v", len(e.Errors), last)
+}
+
+// Unwrap returns the last error.
+func (e *RetryError) Unwrap() error { return e.Errors[len(e.Errors)-1] }
+
+// errorText renders an error for the model.
+func errorText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}
+
+// StringError is an error carrying only a message; it is used where an
+// error arrives as text (from a provider stream or a scenario).
+type StringError string
+
+func (e StringError) Error() string { return string(e) }
+
+var _ = errors.New

@@ -1,0 +1,356 @@
+package ai
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aisdkgo/ai/provider"
+)
+
+// GenerateTextOptions configure [GenerateText] and [StreamText]. Only Model
+// and a prompt (Prompt or Messages) are required; every zero value means
+// the default.
+type GenerateTextOptions struct {
+	// Model is the language model to call.
+	Model provider.LanguageModel
+
+	// Instructions are sent first, as a system message.
+	Instructions string
+	// InstructionMessages are sent after Instructions, one system message
+	// each (use them to attach provider options, such as cache control).
+	InstructionMessages []SystemMessage
+	// Prompt is a single user message. Set Prompt or Messages, not both.
+	Prompt string
+	// Messages is the conversation so far.
+	Messages []Message
+	// AllowSystemInMessages permits system messages inside Messages.
+	AllowSystemInMessages bool
+
+	// Tools are the tools the model may call, in order.
+	Tools Tools
+	// ActiveTools limits the tools of every step to these names. Nil means
+	// all tools; an empty, non-nil slice means none.
+	ActiveTools []string
+	// ToolChoice says whether and which tools the model should call
+	// (auto when zero).
+	ToolChoice ToolChoice
+	// ToolOrder sends the named tools first, in this order, and the others
+	// after them sorted by name. Nil keeps the order of Tools.
+	ToolOrder []string
+	// ToolsContext holds one value per tool name, handed to that tool's
+	// callbacks and description function.
+	ToolsContext map[string]any
+	// RuntimeContext is an application value threaded through the whole
+	// generation (PrepareStep, approval functions).
+	RuntimeContext map[string]any
+	// Sandbox is handed to tools and description functions.
+	Sandbox Sandbox
+	// ToolCallConcurrency bounds how many tool calls of one step run at
+	// once; 0 means no bound.
+	ToolCallConcurrency int
+	// ToolApproval decides which tool calls need approval; see
+	// [ToolApproval].
+	ToolApproval *ToolApproval
+	// ToolCallers routes tools through caller tools such as a code mode
+	// tool; see [CodeMode].
+	ToolCallers []CallerRoute
+	// RepairToolCall, when set, may fix a tool call that names an unknown
+	// tool or has invalid input.
+	RepairToolCall RepairFunc
+
+	// StopWhen decides after each step with tool results whether to stop.
+	// Nil means StepCountIs(1): a single model call.
+	StopWhen StopCondition
+	// PrepareStep, when set, is called before every step and may change
+	// the step's model, tools, tool choice, messages and settings.
+	PrepareStep func(ctx context.Context, p PrepareStepOptions) (*PrepareStepResult, error)
+
+	// MaxRetries bounds the retries of a failed model call (nil means 2).
+	// Only errors marked retryable are retried.
+	MaxRetries *int
+	// Timeout bounds the generation, each step and each tool call.
+	Timeout Timeout
+	// Headers are extra HTTP headers for the model calls.
+	Headers http.Header
+	// ProviderOptions carry provider-specific settings.
+	ProviderOptions ProviderOptions
+
+	// Sampling settings, passed to the model as given when set.
+	MaxOutputTokens  *int
+	Temperature      *float64
+	TopP             *float64
+	TopK             *int
+	PresencePenalty  *float64
+	FrequencyPenalty *float64
+	Seed             *int
+	StopSequences    []string
+	Reasoning        provider.ReasoningEffort
+
+	// IncludeRawChunks asks [StreamText] to emit the provider's raw chunks.
+	IncludeRawChunks bool
+
+	// OnStepStart is called before each model call.
+	OnStepStart func(StepStartEvent)
+	// OnStepEnd is called with each finished step.
+	OnStepEnd func(*StepResult)
+	// OnToolExecutionStart is called right before a tool executes.
+	OnToolExecutionStart func(ToolExecutionStartEvent)
+	// OnToolExecutionEnd is called when a tool execution ends.
+	OnToolExecutionEnd func(ToolExecutionEndEvent)
+
+	// GenerateID makes response and approval ids; tests set it to get
+	// predictable ids.
+	GenerateID func() string
+}
+
+// StreamTextOptions configure [StreamText]; they are the same as
+// [GenerateTextOptions].
+type StreamTextOptions = GenerateTextOptions
+
+// Timeout bounds parts of a generation. Zero fields mean no bound.
+type Timeout struct {
+	// Total bounds the whole generation.
+	Total time.Duration
+	// Step bounds each step (model call and tool calls).
+	Step time.Duration
+	// Tool bounds each tool call.
+	Tool time.Duration
+	// Tools bounds the calls of individual tools, overriding Tool.
+	Tools map[string]time.Duration
+}
+
+// StepStartEvent describes a step about to call the model.
+type StepStartEvent struct {
+	StepNumber int
+	// Prompt is what the model receives.
+	Prompt []provider.Message
+	// Tools are the tool definitions the model receives.
+	Tools      []provider.Tool
+	ToolChoice ToolChoice
+}
+
+// ToolExecutionStartEvent describes a tool execution about to start.
+type ToolExecutionStartEvent struct {
+	StepNumber int
+	ToolCall   ToolCall
+	// Messages are the messages the call's step sent to the model.
+	Messages []Message
+	// Context is the tool's validated context.
+	Context any
+}
+
+// ToolExecutionEndEvent describes a finished tool execution.
+type ToolExecutionEndEvent struct {
+	StepNumber int
+	ToolCall   ToolCall
+	// Output is the tool's result; Err is set instead when it failed.
+	Output   any
+	Err      error
+	Duration time.Duration
+}
+
+// PrepareStepOptions describe the step about to run.
+type PrepareStepOptions struct {
+	StepNumber int
+	// Steps are the finished steps.
+	Steps []*StepResult
+	Model provider.LanguageModel
+	// Messages are what the step would send (after the instructions).
+	Messages []Message
+	// ResponseMessages are the messages generated so far.
+	ResponseMessages []Message
+	Instructions     []SystemMessage
+	ToolsContext     map[string]any
+	RuntimeContext   map[string]any
+	Sandbox          Sandbox
+}
+
+// PrepareStepResult changes one step. Nil fields keep the current value.
+// Model, ToolChoice, ActiveTools, ToolOrder, Sandbox, ProviderOptions and
+// the sampling settings apply to this step only; Instructions, Messages,
+// ToolsContext and RuntimeContext carry over to later steps.
+type PrepareStepResult struct {
+	Model            provider.LanguageModel
+	ToolChoice       *ToolChoice
+	ActiveTools      []string
+	ToolOrder        []string
+	Instructions     []SystemMessage
+	Messages         []Message
+	ToolsContext     map[string]any
+	RuntimeContext   map[string]any
+	Sandbox          Sandbox
+	ProviderOptions  ProviderOptions
+	MaxOutputTokens  *int
+	Temperature      *float64
+	TopP             *float64
+	TopK             *int
+	PresencePenalty  *float64
+	FrequencyPenalty *float64
+	Seed             *int
+	StopSequences    []string
+}
+
+// StepResult is one finished step: one model call and the tool calls it
+// asked for.
+type StepResult struct {
+	// StepNumber counts from 0.
+	StepNumber int
+	// Provider and ModelID name the model that answered.
+	Provider string
+	ModelID  string
+	// Content is everything the step produced: the model's output with tool
+	// calls parsed, then tool results, errors and approvals.
+	Content []ContentPart
+	// FinishReason says why the model stopped; RawFinishReason is the
+	// provider's own value.
+	FinishReason    FinishReason
+	RawFinishReason string
+	Usage           Usage
+	Warnings        []Warning
+	// Request and Response describe the model call.
+	Request  *provider.RequestInfo
+	Response ResponseInfo
+	// ProviderMetadata is provider-specific data about the call.
+	ProviderMetadata ProviderMetadata
+	// ToolsContext is the tools context the step ran with.
+	ToolsContext map[string]any
+}
+
+// ResponseInfo describes a model response.
+type ResponseInfo struct {
+	ID        string
+	Timestamp time.Time
+	ModelID   string
+	Headers   http.Header
+	// Messages are the messages the step added to the conversation: the
+	// assistant message and the tool message with results.
+	Messages []Message
+}
+
+// Text returns the concatenated text of the step.
+func (s *StepResult) Text() string {
+	var first string
+	n := 0
+	var b strings.Builder
+	for _, p := range s.Content {
+		if t, ok := p.(Text); ok {
+			if n == 0 {
+				first = t.Text
+			} else {
+				if n == 1 {
+					b.WriteString(first)
+				}
+				b.WriteString(t.Text)
+			}
+			n++
+		}
+	}
+	if n <= 1 {
+		return first
+	}
+	return b.String()
+}
+
+// ReasoningText returns the concatenated reasoning of the step.
+func (s *StepResult) ReasoningText() string {
+	var b strings.Builder
+	for _, p := range s.Content {
+		if r, ok := p.(Reasoning); ok {
+			b.WriteString(r.Text)
+		}
+	}
+	return b.String()
+}
+
+// ToolCalls returns the step's tool calls, invalid ones included.
+func (s *StepResult) ToolCalls() []ToolCall { return partsOf[ToolCall](s.Content) }
+
+// ToolResults returns the step's successful tool results.
+func (s *StepResult) ToolResults() []ToolResult { return partsOf[ToolResult](s.Content) }
+
+// ToolErrors returns the step's failed tool calls.
+func (s *StepResult) ToolErrors() []ToolError { return partsOf[ToolError](s.Content) }
+
+// ApprovalRequests returns the step's approval requests.
+func (s *StepResult) ApprovalRequests() []ToolApprovalRequest {
+	return partsOf[ToolApprovalRequest](s.Content)
+}
+
+func partsOf[T ContentPart](content []ContentPart) []T {
+	var out []T
+	for _, p := range content {
+		if t, ok := p.(T); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// GenerateTextResult is the outcome of a generation.
+type GenerateTextResult struct {
+	// Text is the final step's text.
+	Text string
+	// FinishReason and RawFinishReason are the final step's.
+	FinishReason    FinishReason
+	RawFinishReason string
+	// Usage is the sum over all steps.
+	Usage Usage
+	// Steps are all steps in order.
+	Steps []*StepResult
+	// ResponseMessages are the messages the generation added to the
+	// conversation (append them to your history to continue it).
+	ResponseMessages []Message
+}
+
+// FinalStep returns the last step.
+func (r *GenerateTextResult) FinalStep() *StepResult {
+	if len(r.Steps) == 0 {
+		return nil
+	}
+	return r.Steps[len(r.Steps)-1]
+}
+
+// Content returns the content of all steps.
+func (r *GenerateTextResult) Content() []ContentPart {
+	var out []ContentPart
+	for _, s := range r.Steps {
+		out = append(out, s.Content...)
+	}
+	return out
+}
+
+// ToolCalls returns the tool calls of all steps.
+func (r *GenerateTextResult) ToolCalls() []ToolCall { return partsOf[ToolCall](r.Content()) }
+
+// ToolResults returns the tool results of all steps.
+func (r *GenerateTextResult) ToolResults() []ToolResult { return partsOf[ToolResult](r.Content()) }
+
+// Warnings returns the warnings of all steps.
+func (r *GenerateTextResult) Warnings() []Warning {
+	var out []Warning
+	for _, s := range r.Steps {
+		out = append(out, s.Warnings...)
+	}
+	return out
+}
+
+// GenerateText runs a generation: it calls the model, runs the tools it
+// asks for, and calls it again with the results until a stop condition
+// holds (one step by default, see [GenerateTextOptions.StopWhen]).
+//
+// Tool failures do not fail the generation: an unknown tool, invalid input,
+// or an error or panic in a tool becomes a tool error the model sees in the
+// next step. GenerateText returns an error for invalid options (before any
+// model call), model call failures (after retries), a tool choice the model
+// ignored, failing input callbacks or ToModelOutput functions, and
+// cancellation of ctx.
+func GenerateText(ctx context.Context, opts GenerateTextOptions) (*GenerateTextResult, error) {
+	r, err := newRun(ctx, &opts, false)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	return r.generate()
+}

@@ -1,0 +1,72 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPublicScenarios replays every scenario of testdata/public and
+// compares the trace with the recorded reference trace.
+func TestPublicScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/public/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".trace.json") {
+			continue
+		}
+		n++
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkScenario(t, f, strings.TrimSuffix(f, ".json")+".trace.json")
+		})
+	}
+	if n < 30 {
+		t.Fatalf("found only %d scenarios", n)
+	}
+}
+
+func checkScenario(t *testing.T, scenarioFile, traceFile string) {
+	t.Helper()
+	data, err := os.ReadFile(scenarioFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseScenario(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, err := RunScenario(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actualJSON, err := MarshalTrace(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actual any
+	if err := json.Unmarshal(actualJSON, &actual); err != nil {
+		t.Fatal(err)
+	}
+	expData, err := os.ReadFile(traceFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var expected any
+	if err := json.Unmarshal(expData, &expected); err != nil {
+		t.Fatal(err)
+	}
+	if diffs := Compare(expected, actual); len(diffs) > 0 {
+		if len(diffs) > 40 {
+			diffs = diffs[:40]
+		}
+		t.Errorf("%d difference(s):\n  %s\nactual trace:\n%s", len(diffs), strings.Join(diffs, "\n  "), actualJSON)
+	}
+}

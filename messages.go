@@ -1,0 +1,323 @@
+package ai
+
+import (
+	"encoding/json"
+	"maps"
+
+	"github.com/aisdkgo/ai/provider"
+)
+
+// Messages and their parts are the provider contract's types; the aliases
+// let applications stay in package ai. Messages marshal to and from the JSON
+// shape of the TypeScript AI SDK, so a conversation can be stored and
+// resumed (see [UnmarshalMessages]).
+type (
+	// Message is a conversation message: [SystemMessage], [UserMessage],
+	// [AssistantMessage] or [ToolMessage].
+	Message = provider.Message
+	// SystemMessage holds instructions.
+	SystemMessage = provider.SystemMessage
+	// UserMessage is what the user said.
+	UserMessage = provider.UserMessage
+	// AssistantMessage is what the model said.
+	AssistantMessage = provider.AssistantMessage
+	// ToolMessage carries tool results.
+	ToolMessage = provider.ToolMessage
+
+	// UserPart is a part of a user message.
+	UserPart = provider.UserPart
+	// AssistantPart is a part of an assistant message.
+	AssistantPart = provider.AssistantPart
+	// ToolPart is a part of a tool message.
+	ToolPart = provider.ToolPart
+
+	// TextPart is text in a message.
+	TextPart = provider.TextPart
+	// FilePart is a file in a message.
+	FilePart = provider.FilePart
+	// ReasoningPart is reasoning in an assistant message.
+	ReasoningPart = provider.ReasoningPart
+	// ReasoningFilePart is a reasoning file in an assistant message.
+	ReasoningFilePart = provider.ReasoningFilePart
+	// CustomPart is provider-specific content.
+	CustomPart = provider.CustomPart
+	// ToolCallPart is a tool call in an assistant message.
+	ToolCallPart = provider.ToolCallPart
+	// ToolResultPart is a tool result.
+	ToolResultPart = provider.ToolResultPart
+	// ToolApprovalRequestPart records a call that waited for approval.
+	ToolApprovalRequestPart = provider.ToolApprovalRequestPart
+	// ToolApprovalResponsePart answers an approval request.
+	ToolApprovalResponsePart = provider.ToolApprovalResponsePart
+
+	// ToolResultOutput is what the model is told about a tool call.
+	ToolResultOutput = provider.ToolResultOutput
+	// TextOutput is a text tool result.
+	TextOutput = provider.TextOutput
+	// JSONOutput is a JSON tool result.
+	JSONOutput = provider.JSONOutput
+	// ExecutionDeniedOutput reports a denied tool call.
+	ExecutionDeniedOutput = provider.ExecutionDeniedOutput
+	// ErrorTextOutput reports a failed tool call as text.
+	ErrorTextOutput = provider.ErrorTextOutput
+	// ErrorJSONOutput reports a failed tool call as JSON.
+	ErrorJSONOutput = provider.ErrorJSONOutput
+	// ContentOutput is a tool result made of text, files and custom parts.
+	ContentOutput = provider.ContentOutput
+
+	// ProviderOptions carry provider-specific settings.
+	ProviderOptions = provider.ProviderOptions
+	// ProviderMetadata carries provider-specific output data.
+	ProviderMetadata = provider.ProviderMetadata
+	// ToolChoice says whether and which tools the model should call.
+	ToolChoice = provider.ToolChoice
+	// Warning reports a setting a provider could not honour.
+	Warning = provider.Warning
+)
+
+// The tool choice types; see [ToolChoice].
+const (
+	ToolChoiceAuto     = provider.ToolChoiceAuto
+	ToolChoiceNone     = provider.ToolChoiceNone
+	ToolChoiceRequired = provider.ToolChoiceRequired
+	ToolChoiceTool     = provider.ToolChoiceTool
+)
+
+// RequireTool returns the tool choice that demands a call of the named tool.
+func RequireTool(name string) ToolChoice {
+	return ToolChoice{Type: ToolChoiceTool, ToolName: name}
+}
+
+// UserText returns a user message holding text.
+func UserText(text string) UserMessage {
+	return UserMessage{Content: []UserPart{TextPart{Text: text}}}
+}
+
+// UnmarshalMessages decodes a JSON array of messages, for example a stored
+// conversation.
+func UnmarshalMessages(data []byte) ([]Message, error) {
+	return provider.UnmarshalMessages(data)
+}
+
+// toPrompt builds the provider prompt: instructions first, then the
+// messages with approval requests, non-provider approval responses and empty
+// text parts removed, and consecutive tool messages merged. Messages that
+// need no change are shared, not copied. It fails when a tool call has no
+// result before the conversation moves on.
+func toPrompt(instructions []SystemMessage, messages []Message) ([]provider.Message, error) {
+	out := make([]provider.Message, 0, len(instructions)+len(messages))
+	for _, s := range instructions {
+		out = append(out, s)
+	}
+	for _, m := range messages {
+		switch m := m.(type) {
+		case UserMessage:
+			out = append(out, cleanUser(m))
+		case AssistantMessage:
+			out = append(out, cleanAssistant(m))
+		case ToolMessage:
+			m = cleanTool(m)
+			if last, ok := lastTool(out); ok {
+				out[len(out)-1] = mergeTool(last, m)
+				continue
+			}
+			out = append(out, m)
+		case nil:
+			return nil, &InvalidPromptError{Message: "a message is nil"}
+		default:
+			out = append(out, m)
+		}
+	}
+	// Drop tool messages left empty, then check that every client tool call
+	// has a result before the next user or system message and at the end.
+	kept := out[:0]
+	var pending []string
+	for _, m := range out {
+		switch m := m.(type) {
+		case ToolMessage:
+			if len(m.Content) == 0 {
+				continue
+			}
+			for _, p := range m.Content {
+				if r, ok := p.(ToolResultPart); ok {
+					pending = removeString(pending, r.ToolCallID)
+				}
+			}
+		case AssistantMessage:
+			for _, p := range m.Content {
+				if c, ok := p.(ToolCallPart); ok && !c.ProviderExecuted {
+					pending = append(pending, c.ToolCallID)
+				}
+			}
+		case UserMessage, SystemMessage:
+			if len(pending) > 0 {
+				return nil, &MissingToolResultsError{ToolCallIDs: pending}
+			}
+		}
+		kept = append(kept, m)
+	}
+	if len(pending) > 0 {
+		return nil, &MissingToolResultsError{ToolCallIDs: pending}
+	}
+	return kept, nil
+}
+
+func removeString(list []string, s string) []string {
+	for i, x := range list {
+		if x == s {
+			return append(list[:i], list[i+1:]...)
+		}
+	}
+	return list
+}
+
+func lastTool(out []provider.Message) (ToolMessage, bool) {
+	if len(out) == 0 {
+		return ToolMessage{}, false
+	}
+	t, ok := out[len(out)-1].(ToolMessage)
+	return t, ok
+}
+
+// mergeTool appends b's parts to a; a's message-level provider options move
+// onto its last part.
+func mergeTool(a, b ToolMessage) ToolMessage {
+	content := make([]ToolPart, 0, len(a.Content)+len(b.Content))
+	content = append(content, a.Content...)
+	po := b.ProviderOptions
+	if n := len(content); n > 0 && a.ProviderOptions != nil {
+		content[n-1] = withPartOptions(content[n-1], a.ProviderOptions)
+	} else if n == 0 {
+		po = mergeOptions(a.ProviderOptions, b.ProviderOptions)
+	}
+	content = append(content, b.Content...)
+	return ToolMessage{Content: content, ProviderOptions: po}
+}
+
+func withPartOptions(p ToolPart, extra ProviderOptions) ToolPart {
+	switch p := p.(type) {
+	case ToolResultPart:
+		p.ProviderOptions = mergeOptions(extra, p.ProviderOptions)
+		return p
+	case ToolApprovalResponsePart:
+		p.ProviderOptions = mergeOptions(extra, p.ProviderOptions)
+		return p
+	}
+	return p
+}
+
+// mergeOptions merges b over a, one level deep per provider.
+func mergeOptions(a, b ProviderOptions) ProviderOptions {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	out := make(ProviderOptions, len(a)+len(b))
+	for k, v := range a {
+		out[k] = maps.Clone(v)
+	}
+	for k, v := range b {
+		if out[k] == nil {
+			out[k] = map[string]any{}
+		}
+		maps.Copy(out[k], v)
+	}
+	return out
+}
+
+func cleanUser(m UserMessage) UserMessage {
+	if _, plain := plainText(m); plain {
+		// A plain text message is sent as it is, even when empty.
+		return m
+	}
+	drop := false
+	for _, p := range m.Content {
+		if t, ok := p.(TextPart); ok && t.Text == "" {
+			drop = true
+			break
+		}
+	}
+	if !drop {
+		return m
+	}
+	c := make([]UserPart, 0, len(m.Content))
+	for _, p := range m.Content {
+		if t, ok := p.(TextPart); ok && t.Text == "" {
+			continue
+		}
+		c = append(c, p)
+	}
+	m.Content = c
+	return m
+}
+
+func cleanAssistant(m AssistantMessage) AssistantMessage {
+	keep := func(p AssistantPart) bool {
+		switch p := p.(type) {
+		case TextPart:
+			return p.Text != "" || p.ProviderOptions != nil
+		case ToolApprovalRequestPart:
+			return false
+		}
+		return true
+	}
+	all := true
+	for _, p := range m.Content {
+		if !keep(p) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return m
+	}
+	c := make([]AssistantPart, 0, len(m.Content))
+	for _, p := range m.Content {
+		if keep(p) {
+			c = append(c, p)
+		}
+	}
+	m.Content = c
+	return m
+}
+
+func cleanTool(m ToolMessage) ToolMessage {
+	keep := func(p ToolPart) bool {
+		if r, ok := p.(ToolApprovalResponsePart); ok {
+			return r.ProviderExecuted
+		}
+		return true
+	}
+	all := true
+	for _, p := range m.Content {
+		if !keep(p) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return m
+	}
+	c := make([]ToolPart, 0, len(m.Content))
+	for _, p := range m.Content {
+		if keep(p) {
+			c = append(c, p)
+		}
+	}
+	m.Content = c
+	return m
+}
+
+// jsonValue marshals v, mapping failures to null.
+func jsonValue(v any) json.RawMessage {
+	if raw, ok := v.(json.RawMessage); ok && raw != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}

@@ -1,0 +1,129 @@
+package ai
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/aisdkgo/ai/internal/jsonvalid"
+)
+
+// schema is a compiled JSON Schema: its JSON text for providers and the
+// fastest validator that decides exactly like the schema.
+type schema struct {
+	raw      json.RawMessage
+	resolved *jsonschema.Resolved
+	// fast validates the raw JSON bytes directly; nil when the schema uses
+	// keywords the fast checker does not cover.
+	fast *jsonvalid.Checker
+}
+
+// compileSchema resolves s once. typed marks schemas inferred from a Go type.
+func compileSchema(s *jsonschema.Schema, typed bool) (*schema, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, err
+	}
+	return &schema{raw: raw, resolved: resolved, fast: jsonvalid.Compile(s)}, nil
+}
+
+// rawSchema wraps a JSON Schema text without validating against it.
+func rawSchema(raw string) *schema {
+	return &schema{raw: json.RawMessage(raw)}
+}
+
+// validate checks data, which must be syntactically valid JSON.
+func (s *schema) validate(data []byte) error {
+	if s == nil || s.resolved == nil {
+		return nil
+	}
+	if s.fast != nil {
+		return s.fast.Check(data)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	return s.resolved.Validate(v)
+}
+
+// validateValue checks a Go value by way of its JSON form and returns that
+// form.
+func (s *schema) validateValue(v any) (json.RawMessage, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.validate(data); err != nil {
+		return data, err
+	}
+	return data, nil
+}
+
+// parseJSON checks that text is JSON and does not use the keys "__proto__"
+// or "constructor" with a "prototype" member, which JavaScript consumers of
+// the value (code mode, browsers) would treat as prototype changes.
+func parseJSON(text []byte) error {
+	if !json.Valid(text) {
+		var v any
+		err := json.Unmarshal(text, &v)
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return err
+	}
+	if bytes.Contains(text, []byte("__proto__")) || bytes.Contains(text, []byte("constructor")) {
+		var v any
+		if err := json.Unmarshal(text, &v); err != nil {
+			return err
+		}
+		if hasForbiddenKey(v) {
+			return errors.New("object contains a forbidden prototype property")
+		}
+	}
+	return nil
+}
+
+func hasForbiddenKey(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v["__proto__"]; ok {
+			return true
+		}
+		if c, ok := v["constructor"].(map[string]any); ok {
+			if _, ok := c["prototype"]; ok {
+				return true
+			}
+		}
+		for _, x := range v {
+			if hasForbiddenKey(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasForbiddenKey(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// describeValue renders a value for an error message, shortened.
+func describeValue(data []byte) string {
+	const max = 500
+	if len(data) > max {
+		return string(data[:max]) + "..."
+	}
+	return string(data)
+}
+
+var _ = fmt.Sprintf

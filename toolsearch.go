@@ -1,0 +1,377 @@
+package ai
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+)
+
+// DefaultMaxResults is how many tools a search returns at most unless
+// [ToolSearchOptions.MaxResults] says otherwise.
+const DefaultMaxResults = 5
+
+// maxSafeInteger is the largest integer every JSON consumer represents
+// exactly (2^53-1).
+const maxSafeInteger = 1<<53 - 1
+
+// SearchCandidate is a deferred tool a search may return: its name and its
+// description as resolved for the current step ("" when it has none).
+type SearchCandidate struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// SearchFunc is an application's own search. It gets the model's query and
+// the candidates in registration order, and returns the names of the
+// matching tools, best first. It may block (it gets the generation's ctx),
+// and it may return unknown names and duplicates, which are dropped. An
+// error becomes a tool error the model sees.
+type SearchFunc func(ctx context.Context, query string, candidates []SearchCandidate) ([]string, error)
+
+// ToolSearchOptions configure [NewToolSearch].
+type ToolSearchOptions struct {
+	// Search replaces the built-in keyword ranking.
+	Search SearchFunc
+	// MaxResults caps how many tools one search returns: nil means
+	// [DefaultMaxResults]; otherwise it must be a positive integer.
+	MaxResults *int
+}
+
+// ToolSearchResult is the output of a search tool: the matching tools, best
+// first. Each becomes callable from the next step of the generation.
+type ToolSearchResult struct {
+	Tools []SearchCandidate `json:"tools"`
+}
+
+// ToolSearch returns a search tool with the built-in keyword ranking and at
+// most [DefaultMaxResults] results. See [NewToolSearch].
+func ToolSearch() *FunctionTool {
+	t, err := NewToolSearch(ToolSearchOptions{})
+	if err != nil {
+		panic(err) // unreachable: the defaults are valid
+	}
+	return t
+}
+
+// NewToolSearch returns a tool the model calls with {"query": "..."} to
+// discover the generation's deferred tools (those with DeferLoading) by name
+// and description. The tools it returns are sent to the model from the next
+// step on; a call of one of them in the same step as the search fails as a
+// call of an unavailable tool.
+//
+// The built-in ranking splits camelCase names, lower-cases, and matches
+// whole words: a query word found in a tool's name scores 2, found in its
+// description 1; tools scoring 0 are dropped and equal scores keep
+// registration order. [ToolSearchOptions.Search] replaces it.
+//
+// Discovery state belongs to each generation, never to the tool: the same
+// search tool can serve any number of generations at once. It returns an
+// *InvalidArgumentError when MaxResults is not a positive integer.
+func NewToolSearch(opts ToolSearchOptions) (*FunctionTool, error) {
+	max := DefaultMaxResults
+	if opts.MaxResults != nil {
+		max = *opts.MaxResults
+		if max < 1 || max > maxSafeInteger {
+			return nil, &InvalidArgumentError{Parameter: "MaxResults", Message: "must be a positive integer"}
+		}
+	}
+	t := NewTool(ToolDef[searchInput, ToolSearchResult]{
+		Description: searchDescription(opts.Search != nil, max),
+		InputSchema: searchInputSchema(),
+		Execute: func(context.Context, searchInput, ToolExecutionOptions) (ToolSearchResult, error) {
+			return ToolSearchResult{}, errUnboundSearch
+		},
+	})
+	t.c.search = &searchConfig{fn: opts.Search, max: max}
+	return t, nil
+}
+
+var errUnboundSearch = errors.New("a search tool only works inside a generation")
+
+type searchInput struct {
+	Query string `json:"query"`
+}
+
+func searchInputSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"query": {Type: "string", MinLength: jsonschema.Ptr(1)},
+		},
+		Required:             []string{"query"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+}
+
+func searchDescription(custom bool, max int) string {
+	first := "Find tools by keywords that appear in their names and descriptions."
+	if custom {
+		first = "Find tools that match a query."
+	}
+	n := strconv.Itoa(max)
+	if max == DefaultMaxResults {
+		n = "five"
+	}
+	return first + " Returns at most " + n + " tools. The tools found can be called from your next step, " +
+		"once this call has finished and their definitions have been sent to you; do not call them before. " +
+		"If nothing matches, search again with other keywords."
+}
+
+// IsToolSearch reports whether t was made by [ToolSearch] or
+// [NewToolSearch].
+func IsToolSearch(t Tool) bool { return t != nil && t.core().search != nil }
+
+// searchConfig is the hidden part of a search tool.
+type searchConfig struct {
+	fn  SearchFunc
+	max int
+
+	mu      sync.Mutex
+	indexes []*rankIndex // most recently used first
+}
+
+// maxCachedIndexes bounds the ranking indexes a search tool keeps, one per
+// distinct candidate catalog.
+const maxCachedIndexes = 4
+
+// rank returns the names of the best candidates, at most max of them, using
+// the cached index for this catalog when there is one.
+func (c *searchConfig) rank(query string, catalog []SearchCandidate) []string {
+	idx := c.index(catalog)
+	return idx.query(query, catalog, c.max)
+}
+
+func (c *searchConfig) index(catalog []SearchCandidate) *rankIndex {
+	c.mu.Lock()
+	for i, idx := range c.indexes {
+		if idx.matches(catalog) {
+			if i > 0 {
+				copy(c.indexes[1:i+1], c.indexes[:i])
+				c.indexes[0] = idx
+			}
+			c.mu.Unlock()
+			return idx
+		}
+	}
+	c.mu.Unlock()
+	idx := buildRankIndex(catalog)
+	c.mu.Lock()
+	c.indexes = append([]*rankIndex{idx}, c.indexes...)
+	if len(c.indexes) > maxCachedIndexes {
+		c.indexes = c.indexes[:maxCachedIndexes]
+	}
+	c.mu.Unlock()
+	return idx
+}
+
+// rankIndex is an inverted index of one catalog: for every word, the
+// candidates whose name (weight 2) or description (weight 1) contains it.
+type rankIndex struct {
+	catalog []SearchCandidate
+	// postings maps a word to entries candidate<<2 | weight.
+	postings map[string][]uint32
+}
+
+func (x *rankIndex) matches(catalog []SearchCandidate) bool {
+	if len(x.catalog) != len(catalog) {
+		return false
+	}
+	for i := range catalog {
+		if x.catalog[i] != catalog[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func buildRankIndex(catalog []SearchCandidate) *rankIndex {
+	x := &rankIndex{catalog: slices.Clone(catalog), postings: map[string][]uint32{}}
+	var words []string
+	for i, c := range catalog {
+		weights := map[string]uint32{}
+		words = tokenize(c.Name, words[:0])
+		for _, w := range words {
+			weights[w] |= 2
+		}
+		words = tokenize(c.Description, words[:0])
+		for _, w := range words {
+			weights[w] |= 1
+		}
+		for w, wt := range weights {
+			x.postings[w] = append(x.postings[w], uint32(i)<<2|wt)
+		}
+	}
+	return x
+}
+
+var scorePool = sync.Pool{New: func() any { return new([]int32) }}
+
+// query ranks the catalog for query: per distinct query word, 2 points if a
+// candidate's name has it plus 1 if its description has it; zero scores are
+// dropped; ties keep catalog order.
+func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []string {
+	terms := tokenize(query, nil)
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	sp := scorePool.Get().(*[]int32)
+	defer scorePool.Put(sp)
+	scores := *sp
+	if cap(scores) < len(catalog) {
+		scores = make([]int32, len(catalog))
+		*sp = scores
+	}
+	scores = scores[:len(catalog)]
+	var touched []int32
+	for _, t := range terms {
+		for _, p := range x.postings[t] {
+			i := int32(p >> 2)
+			if scores[i] == 0 {
+				touched = append(touched, i)
+			}
+			scores[i] += int32(p&2) + int32(p&1)
+		}
+	}
+	slices.SortFunc(touched, func(a, b int32) int {
+		if scores[a] != scores[b] {
+			return int(scores[b] - scores[a])
+		}
+		return int(a - b)
+	})
+	var names []string
+	for _, i := range touched {
+		if len(names) < max {
+			names = append(names, catalog[i].Name)
+		}
+		scores[i] = 0
+	}
+	return names
+}
+
+// Ranking exposes the built-in keyword ranking: it returns the names of the
+// candidates ranked for query, best first, without a cap. Applications can
+// use it inside their own [SearchFunc], for example to combine it with
+// another signal.
+func Ranking(query string, candidates []SearchCandidate) []string {
+	return buildRankIndex(candidates).query(query, candidates, len(candidates))
+}
+
+// Tokenize splits text into the words the built-in ranking compares: a
+// space is inserted between an ASCII lower-case letter or digit and a
+// following ASCII upper-case letter, the text is lower-cased with full
+// Unicode rules, and the words are the runs of Unicode letters and numbers.
+func Tokenize(text string) []string { return tokenize(text, nil) }
+
+var lowerPool = sync.Pool{New: func() any { return cases.Lower(language.Und) }}
+
+// tokenize appends the words of text to dst.
+func tokenize(text string, dst []string) []string {
+	ascii := true
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return tokenizeASCII(text, dst)
+	}
+	split := splitCamel(text)
+	caser := lowerPool.Get().(cases.Caser)
+	lower := caser.String(split)
+	lowerPool.Put(caser)
+	start := -1
+	for i, r := range lower {
+		word := unicode.IsLetter(r) || unicode.IsNumber(r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			dst = append(dst, lower[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, lower[start:])
+	}
+	return dst
+}
+
+// splitCamel inserts a space between [a-z0-9] and a following [A-Z], left to
+// right without overlapping (like a global regular expression replace).
+func splitCamel(s string) string {
+	n := 0
+	for i := 0; i+1 < len(s); i++ {
+		if isLowerOrDigit(s[i]) && isUpper(s[i+1]) {
+			n++
+			i++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s)+n)
+	for i := 0; i < len(s); i++ {
+		b = append(b, s[i])
+		if i+1 < len(s) && isLowerOrDigit(s[i]) && isUpper(s[i+1]) {
+			b = append(b, ' ', s[i+1])
+			i++
+		}
+	}
+	return string(b)
+}
+
+func isLowerOrDigit(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+func isUpper(c byte) bool        { return c >= 'A' && c <= 'Z' }
+
+// tokenizeASCII is tokenize for ASCII text, with one allocation per word at
+// most (none for words that need no lower-casing). A camelCase boundary
+// ends a word because splitCamel would put a space there.
+func tokenizeASCII(text string, dst []string) []string {
+	start := -1
+	flush := func(end int) {
+		w := text[start:end]
+		for j := 0; j < len(w); j++ {
+			if isUpper(w[j]) {
+				b := []byte(w)
+				for k, c := range b {
+					if isUpper(c) {
+						b[k] = c + 'a' - 'A'
+					}
+				}
+				w = string(b)
+				break
+			}
+		}
+		dst = append(dst, w)
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !(isLowerOrDigit(c) || isUpper(c)) {
+			if start >= 0 {
+				flush(i)
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		if isUpper(c) && isLowerOrDigit(text[i-1]) {
+			flush(i)
+			start = i
+		}
+	}
+	if start >= 0 {
+		flush(len(text))
+	}
+	return dst
+}
