@@ -1,6 +1,7 @@
 package tsgen
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
@@ -71,7 +72,15 @@ func parse(data []byte) *node {
 	if len(data) == 0 || !json.Valid(data) {
 		return nil
 	}
-	p := parser{data: data}
+	// Bound the number of values so that one allocation holds every node:
+	// one per object member (a ':'), plus the array elements, which are at
+	// most the '[' count plus the commas that do not separate members.
+	// Punctuation inside strings only raises the bound; newNode would still
+	// cope if it fell short.
+	colons := bytes.Count(data, []byte{':'})
+	arrayCommas := bytes.Count(data, []byte{','}) - colons + bytes.Count(data, []byte{'{'})
+	count := 1 + colons + bytes.Count(data, []byte{'['}) + max(arrayCommas, 0)
+	p := parser{data: data, free: make([]node, count)}
 	return p.value()
 }
 
@@ -80,6 +89,17 @@ func parse(data []byte) *node {
 type parser struct {
 	data []byte
 	pos  int
+	free []node // preallocated nodes, handed out in order
+}
+
+func (p *parser) newNode(k kind) *node {
+	if len(p.free) == 0 {
+		p.free = make([]node, 16)
+	}
+	n := &p.free[0]
+	p.free = p.free[1:]
+	n.kind = k
+	return n
 }
 
 func (p *parser) skipSpace() {
@@ -101,22 +121,28 @@ func (p *parser) value() *node {
 	case '[':
 		return p.array()
 	case '"':
-		return &node{kind: kindString, text: p.str()}
+		n := p.newNode(kindString)
+		n.text = p.str()
+		return n
 	case 't':
 		p.pos += len("true")
-		return &node{kind: kindBool, boolean: true}
+		n := p.newNode(kindBool)
+		n.boolean = true
+		return n
 	case 'f':
 		p.pos += len("false")
-		return &node{kind: kindBool}
+		return p.newNode(kindBool)
 	case 'n':
 		p.pos += len("null")
-		return &node{kind: kindNull}
+		return p.newNode(kindNull)
 	default:
 		start := p.pos
 		for p.pos < len(p.data) && strings.IndexByte("+-.0123456789eE", p.data[p.pos]) >= 0 {
 			p.pos++
 		}
-		return &node{kind: kindNumber, text: string(p.data[start:p.pos])}
+		n := p.newNode(kindNumber)
+		n.text = string(p.data[start:p.pos])
+		return n
 	}
 }
 
@@ -125,7 +151,7 @@ func (p *parser) value() *node {
 const indexThreshold = 16
 
 func (p *parser) object() *node {
-	n := &node{kind: kindObject}
+	n := p.newNode(kindObject)
 	p.pos++ // '{'
 	var index map[string]int
 	for {
@@ -173,7 +199,7 @@ func (p *parser) object() *node {
 }
 
 func (p *parser) array() *node {
-	n := &node{kind: kindArray}
+	n := p.newNode(kindArray)
 	p.pos++ // '['
 	for {
 		p.skipSpace()

@@ -2,6 +2,7 @@ package tsgen
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -366,4 +367,42 @@ func TestTypeOfDeepJSON(t *testing.T) {
 	equal(t, "unknown", TypeOf(json.RawMessage(deep)))
 	tooDeep := strings.Repeat(`[`, 20000) + strings.Repeat(`]`, 20000)
 	equal(t, "unknown", TypeOf(json.RawMessage(`{"type":`+tooDeep+`}`)))
+}
+
+func TestTypeOfBoundedWork(t *testing.T) {
+	// Eight definitions, each with ten properties referring to the next: a
+	// conversion that expanded every path would render 10^8 leaves. Each ref
+	// is followed once, so the output stays small.
+	var b strings.Builder
+	b.WriteString(`{"$ref":"#/$defs/d0","$defs":{`)
+	for d := range 8 {
+		if d > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"d` + strconv.Itoa(d) + `":{"type":"object","properties":{`)
+		for p := range 10 {
+			if p > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"p` + strconv.Itoa(p) + `":{"$ref":"#/$defs/d` + strconv.Itoa(d+1) + `"}`)
+		}
+		b.WriteString(`}}`)
+	}
+	b.WriteString(`,"d8":{"type":"string"}}}`)
+	schema := json.RawMessage(b.String())
+	if got := TypeOf(schema); len(got) > 10_000 {
+		t.Fatalf("TypeOf output grew to %d bytes", len(got))
+	}
+	if got := Sample(schema); len(got) > 10_000 {
+		t.Fatalf("Sample output grew to %d bytes", len(got))
+	}
+
+	// Repeated entries of a type array are rendered once.
+	typed := `{"type":"string"}`
+	for range 8 {
+		typed = `{"type":["object","object","object","null","null"],"properties":{"a":` + typed + `,"b":` + typed + `}}`
+	}
+	if got := TypeOf(json.RawMessage(typed)); len(got) > 100_000 {
+		t.Fatalf("TypeOf output grew to %d bytes", len(got))
+	}
 }
