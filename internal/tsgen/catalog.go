@@ -6,7 +6,8 @@ import (
 )
 
 // Tool is one host tool as the catalog sees it. Schemas are JSON Schema
-// documents as raw JSON; nil means absent.
+// documents as raw JSON; nil means absent. Rendering follows the member order
+// of the JSON text, so the same bytes always give the same catalog.
 type Tool struct {
 	Name        string
 	Description string // the doc line; Title is used when it is empty

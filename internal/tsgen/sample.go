@@ -47,7 +47,7 @@ var (
 // conversion it follows each $ref at most once.
 type sampler struct {
 	root *node
-	seen map[string]bool
+	refs refTracker
 }
 
 // sample returns a value for schema s. Returned nodes may be shared with the
@@ -60,7 +60,7 @@ func (p *sampler) sample(s *node, depth int) *node {
 		return v
 	}
 	if ref, ok := s.get("$ref").stringValue(); ok {
-		target := resolveRef(ref, p.root, &p.seen)
+		target := p.refs.resolve(p.root, ref)
 		if target == nil {
 			return nullValue
 		}

@@ -30,26 +30,31 @@ func typeOfRoot(root *node) string {
 	return c.render(root, 0)
 }
 
-// converter carries the state of one schema conversion. Each $ref is
-// followed at most once per conversion: a later occurrence, whether a cycle
-// or a repeat elsewhere, renders as unknown. That keeps recursive schemas
-// finite and bounds the output size by the size of the input.
+// converter carries the state of one schema conversion.
 type converter struct {
 	root *node
+	refs refTracker
+}
+
+// refTracker follows local $ref pointers, each at most once per conversion:
+// a later occurrence, whether a cycle or a repeat elsewhere in the schema,
+// resolves to nothing. That keeps recursive schemas finite and stops shared
+// definitions from multiplying the output.
+type refTracker struct {
 	seen map[string]bool
 }
 
-// resolve follows a local JSON pointer ref against the root schema. It
-// returns nil when the ref is not local, was followed before in this
-// conversion, or does not point at an object.
-func resolveRef(ref string, root *node, seen *map[string]bool) *node {
-	if !strings.HasPrefix(ref, "#/") || (*seen)[ref] {
+// resolve follows ref, a JSON pointer such as "#/$defs/a~1b", against root.
+// It returns nil when the ref is not local, was followed before, or does not
+// lead through objects to an object.
+func (r *refTracker) resolve(root *node, ref string) *node {
+	if !strings.HasPrefix(ref, "#/") || r.seen[ref] {
 		return nil
 	}
-	if *seen == nil {
-		*seen = make(map[string]bool)
+	if r.seen == nil {
+		r.seen = make(map[string]bool)
 	}
-	(*seen)[ref] = true
+	r.seen[ref] = true
 	cur := root
 	for part := range strings.SplitSeq(ref[2:], "/") {
 		if !cur.isObject() {
@@ -83,7 +88,7 @@ func (c *converter) render(s *node, depth int) string {
 		return "unknown"
 	}
 	if ref, ok := s.get("$ref").stringValue(); ok {
-		target := resolveRef(ref, c.root, &c.seen)
+		target := c.refs.resolve(c.root, ref)
 		if target == nil {
 			return "unknown"
 		}
