@@ -149,6 +149,8 @@ type step struct {
 	cancel   context.CancelFunc
 	contexts map[string]ctxResult // validated tool contexts, per tool
 	mu       sync.Mutex
+	// prelim, when set, receives preliminary results (streaming).
+	prelim func(call ToolCall, value any)
 }
 
 type ctxResult struct {
@@ -966,11 +968,10 @@ func (r *run) executeAll(s *step, calls []ToolCall, messages []Message, done fun
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	failed := false
 	for i, call := range calls {
 		sem <- struct{}{}
 		mu.Lock()
-		stop := failed || firstErr != nil
+		stop := firstErr != nil
 		mu.Unlock()
 		if stop || s.ctx.Err() != nil {
 			<-sem
@@ -983,14 +984,11 @@ func (r *run) executeAll(s *step, calls []ToolCall, messages []Message, done fun
 			defer func() { <-sem }()
 			out, err := r.execute(s, call, messages, start)
 			mu.Lock()
-			defer mu.Unlock()
 			outs[i] = out
 			if err != nil && firstErr == nil {
 				firstErr = err
 			}
-			if _, isErr := out.(ToolError); isErr {
-				failed = true
-			}
+			mu.Unlock()
 			if done != nil && out != nil {
 				done(out)
 			}
@@ -1092,7 +1090,12 @@ func (r *run) toolTimeout(name string) time.Duration {
 
 // preliminary returns the callback that streams a call's preliminary
 // results, or nil when nobody listens.
-func (s *step) preliminary(call ToolCall) func(any) { return nil }
+func (s *step) preliminary(call ToolCall) func(any) {
+	if s.prelim == nil {
+		return nil
+	}
+	return func(v any) { s.prelim(call, v) }
+}
 
 // modelOutput converts a client tool result or error for the model. call
 // is the result's call, whose decoded input ToModelOutput receives.

@@ -204,18 +204,30 @@ func parseChunk(raw json.RawMessage) (provider.StreamPart, error) {
 	return sp, nil
 }
 
-// scriptedError turns a scripted error value into a Go error: a string is
-// the message; any other value keeps its JSON.
+// scriptedError turns a scripted stream error into a Go error: a string
+// stays a string; an object with a message is a provider error; any other
+// value keeps its JSON.
 func scriptedError(raw json.RawMessage) error {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return ai.StringError(s)
 	}
 	var o struct {
-		Message string `json:"message"`
+		Message *string `json:"message"`
 	}
-	if json.Unmarshal(raw, &o) == nil && o.Message != "" {
-		return ai.StringError(o.Message)
+	if json.Unmarshal(raw, &o) == nil && o.Message != nil {
+		return &streamProviderError{msg: *o.Message}
 	}
-	return ai.StringError(string(raw))
+	return &valueError{raw: raw}
 }
+
+// streamProviderError is a provider's error object inside a stream.
+type streamProviderError struct{ msg string }
+
+func (e *streamProviderError) Error() string { return e.msg }
+
+// valueError is an error value that is neither a string nor an object with
+// a message.
+type valueError struct{ raw json.RawMessage }
+
+func (e *valueError) Error() string { return string(e.raw) }

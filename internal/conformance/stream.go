@@ -2,11 +2,124 @@ package conformance
 
 import (
 	"context"
+	"errors"
 
 	"github.com/aisdkgo/ai"
 )
 
 // stream runs a stream-mode generation and records its parts.
 func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *recorder, trace map[string]any) error {
-	return &ScenarioError{"stream mode is not supported yet"}
+	res, err := ai.StreamText(ctx, opts)
+	if err != nil {
+		if se := scenarioErr(err); se != nil {
+			return se
+		}
+		trace["error"] = map[string]any{"name": errorName(err), "phase": "call"}
+		return nil
+	}
+	parts := []any{}
+	invalid := map[string]bool{}
+	finished := 0
+	anyUsage := false
+	for _, set := range rec.usageSet {
+		anyUsage = anyUsage || set
+	}
+	var iterErr error
+	for p, err := range res.Parts() {
+		if err != nil {
+			iterErr = err
+			break
+		}
+		var errPart ai.ErrorPart
+		if ep, ok := p.(ai.ErrorPart); ok {
+			errPart = ep
+			if se := scenarioErr(errPart.Err); se != nil {
+				return se
+			}
+		}
+		if c, ok := p.(ai.ToolCall); ok && c.Invalid {
+			invalid[c.ToolCallID] = true
+		}
+		v := streamPartValue(p, invalid)
+		switch p.(type) {
+		case ai.FinishStep:
+			if !(finished < len(rec.usageSet) && rec.usageSet[finished]) {
+				delete(v, "usage")
+			}
+			finished++
+		case ai.Finish:
+			if !anyUsage {
+				delete(v, "totalUsage")
+			}
+		}
+		parts = append(parts, v)
+	}
+	if iterErr != nil {
+		if se := scenarioErr(iterErr); se != nil {
+			return se
+		}
+		trace["error"] = map[string]any{"name": errorName(iterErr), "phase": "call"}
+	}
+	text, err := res.Text()
+	if err != nil && !errors.Is(err, ai.ErrStreamStopped) {
+		if _, has := trace["error"]; !has {
+			if se := scenarioErr(err); se != nil {
+				return se
+			}
+			trace["error"] = map[string]any{"name": errorName(err), "phase": "call"}
+		}
+	} else if err == nil {
+		trace["text"] = text
+	}
+	trace["stream"] = parts
+	return nil
+}
+
+// streamErrorValue renders the error of an error part like the reference:
+// strings stay strings, errors become {name, message}.
+func streamErrorValue(err error) any {
+	var se ai.StringError
+	var pe *streamProviderError
+	var ve *valueError
+	switch {
+	case errors.As(err, &se):
+		return string(se)
+	case errors.As(err, &pe):
+		return map[string]any{"name": "AI_StreamProviderError", "message": pe.msg}
+	case errors.As(err, &ve):
+		return decodeValue(ve.raw)
+	}
+	return errorObject(err)
+}
+
+func streamPartValue(p ai.Part, invalid map[string]bool) map[string]any {
+	switch p := p.(type) {
+	case ai.ErrorPart:
+		return map[string]any{"type": "error", "error": streamErrorValue(p.Err)}
+	case ai.ToolResult:
+		v := partValue(p, invalid).(map[string]any)
+		if p.Preliminary {
+			delete(v, "dynamic")
+		}
+		return v
+	case ai.ToolCall, ai.ToolError, ai.ToolApprovalRequest, ai.ToolApprovalResponse:
+		return partValue(p.(ai.ContentPart), invalid).(map[string]any)
+	case ai.FinishStep:
+		v := map[string]any{"type": "finish-step", "finishReason": string(p.FinishReason), "usage": toValue(p.Usage)}
+		if p.RawFinishReason != "" {
+			v["rawFinishReason"] = p.RawFinishReason
+		}
+		if p.ProviderMetadata != nil {
+			v["providerMetadata"] = toValue(p.ProviderMetadata)
+		}
+		return v
+	case ai.Finish:
+		v := map[string]any{"type": "finish", "finishReason": string(p.FinishReason), "totalUsage": toValue(p.TotalUsage)}
+		if p.RawFinishReason != "" {
+			v["rawFinishReason"] = p.RawFinishReason
+		}
+		return v
+	}
+	v, _ := toValue(p).(map[string]any)
+	return v
 }
