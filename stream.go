@@ -198,7 +198,9 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 	var resumed []Part
 	var mu sync.Mutex
 	err := r.resume(&resumeEvents{
-		denied: func(c ToolCall) { resumed = append(resumed, ToolOutputDenied{ToolCallID: c.ToolCallID, ToolName: c.ToolName}) },
+		denied: func(c ToolCall) {
+			resumed = append(resumed, ToolOutputDenied{ToolCallID: c.ToolCallID, ToolName: c.ToolName})
+		},
 		output: func(p ContentPart) {
 			mu.Lock()
 			resumed = append(resumed, p.(Part))
