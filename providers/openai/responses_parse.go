@@ -356,7 +356,7 @@ func (m *responsesModel) parseResponse(r *response, call *responsesCall) *provid
 		case "reasoning":
 			for _, text := range reasoningTexts(item) {
 				content = append(content, provider.Reasoning{Text: text, ProviderMetadata: meta(map[string]any{
-					"itemId": item.ID, "reasoningEncryptedContent": item.EncryptedContent})})
+					"itemId": item.ID, "reasoningEncryptedContent": strOrNil(item.EncryptedContent)})})
 			}
 		case "message":
 			for _, part := range item.Content {
@@ -515,6 +515,15 @@ func unixTime(sec float64) time.Time {
 func deref(p *string) string {
 	if p == nil {
 		return ""
+	}
+	return *p
+}
+
+// strOrNil returns *p, or nil for a nil pointer, so that metadata holds plain
+// JSON values.
+func strOrNil(p *string) any {
+	if p == nil {
+		return nil
 	}
 	return *p
 }

@@ -378,7 +378,7 @@ func (s *responsesStream) summaryAdded(itemID string, index int) {
 		}
 	}
 	s.emit(provider.ReasoningStart{ID: itemID + ":" + strconv.Itoa(index),
-		ProviderMetadata: meta(map[string]any{"itemId": itemID, "reasoningEncryptedContent": r.encrypted})})
+		ProviderMetadata: meta(map[string]any{"itemId": itemID, "reasoningEncryptedContent": strOrNil(r.encrypted)})})
 }
 
 func (s *responsesStream) itemAdded(e *streamEvent) {
@@ -398,7 +398,7 @@ func (s *responsesStream) itemAdded(e *streamEvent) {
 		s.reasoning[item.ID] = &reasoningItem{encrypted: item.EncryptedContent, parts: map[int]summaryState{0: summaryActive}, order: []int{0}}
 		s.reasonOrder = append(s.reasonOrder, item.ID)
 		s.emit(provider.ReasoningStart{ID: item.ID + ":0",
-			ProviderMetadata: meta(map[string]any{"itemId": item.ID, "reasoningEncryptedContent": item.EncryptedContent})})
+			ProviderMetadata: meta(map[string]any{"itemId": item.ID, "reasoningEncryptedContent": strOrNil(item.EncryptedContent)})})
 	case "function_call":
 		c := &ongoingCall{name: item.Name, id: deref(item.CallID), async: item.Async, started: true}
 		s.calls[idx] = c
@@ -467,7 +467,7 @@ func (s *responsesStream) itemDone(e *streamEvent) {
 		for _, i := range r.order {
 			if st := r.parts[i]; st == summaryActive || st == summaryCanConclude {
 				s.emit(provider.ReasoningEnd{ID: item.ID + ":" + strconv.Itoa(i),
-					ProviderMetadata: meta(map[string]any{"itemId": item.ID, "reasoningEncryptedContent": item.EncryptedContent})})
+					ProviderMetadata: meta(map[string]any{"itemId": item.ID, "reasoningEncryptedContent": strOrNil(item.EncryptedContent)})})
 				r.parts[i] = summaryConcluded
 			}
 		}
