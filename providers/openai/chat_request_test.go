@@ -191,9 +191,9 @@ func TestChatRequestBodies(t *testing.T) {
 			want:  `{"logprobs":true,"top_logprobs":0}`,
 		},
 		{
-			name:  "flex service tier on a model without it",
-			model: "gpt-4o",
-			opts:  &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ProviderOptions: provider.ProviderOptions{"openai": {"serviceTier": "flex"}}},
+			name:   "flex service tier on a model without it",
+			model:  "gpt-4o",
+			opts:   &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ProviderOptions: provider.ProviderOptions{"openai": {"serviceTier": "flex"}}},
 			absent: []string{"service_tier"},
 			warnings: []provider.Warning{{Type: "unsupported", Feature: "serviceTier",
 				Details: "flex processing is only available for o3, o4-mini and gpt-5 models"}},

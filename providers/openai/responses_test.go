@@ -371,7 +371,7 @@ func TestResponsesClientToolSearch(t *testing.T) {
 		fc := replay.ContentOf[provider.ToolCall](res.Content)
 		require.Len(t, fc, 1)
 		assert.Equal(t, provider.ToolCall{ToolCallID: "call_heVrRaKZEJbsRvHvaEf5BLUI", ToolName: "get_weather",
-			Input: `{"location":"San Francisco, CA","unit":"fahrenheit"}`,
+			Input:            `{"location":"San Francisco, CA","unit":"fahrenheit"}`,
 			ProviderMetadata: provider.ProviderMetadata{"openai": {"itemId": "fc_01166e06cf473fc80169ab66eb3e9c8196a9a7eb80fc0f6cdf"}}}, fc[0])
 		input, _ := json.Marshal(srv.Last(t).JSON(t)["input"])
 		var items []map[string]any
