@@ -717,11 +717,7 @@ func dynamicProviderCall(pc provider.ToolCall, text string) ToolCall {
 // invalidCall records a call that could not be parsed. Its input is the
 // parsed JSON when the text parses, else the text as a JSON string.
 func (r *run) invalidCall(s *step, pc provider.ToolCall, err error) ToolCall {
-	text := strings.TrimSpace(pc.Input)
-	if text == "" {
-		text = "{}"
-	}
-	input := json.RawMessage(text)
+	input := json.RawMessage(strings.TrimSpace(pc.Input))
 	if !json.Valid(input) {
 		input, _ = json.Marshal(pc.Input)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -680,6 +681,13 @@ loop:
 	return more, nil
 }
 
+// settleWindow is how long the stream waits, after a tool result arrives,
+// for further results before emitting them. Results that arrive together
+// are emitted in call order, so tools that finish at once (for example
+// without any I/O) stream in a stable order; slower tools still stream in
+// completion order.
+const settleWindow = time.Millisecond
+
 // execute runs a step's calls and streams their preliminary and final
 // results in completion order; it returns the final outputs in that order.
 func (st *streamer) execute(s *step, calls []ToolCall) ([]ContentPart, error) {
@@ -695,17 +703,49 @@ func (st *streamer) execute(s *step, calls []ToolCall) ([]ContentPart, error) {
 		defer close(ch)
 		_, execErr = st.r.executeAll(s, calls, s.messages, func(p ContentPart) { ch <- p.(Part) })
 	}()
+	index := func(p Part) int {
+		id := callIDOf(p.(ContentPart))
+		return slices.IndexFunc(calls, func(c ToolCall) bool { return c.ToolCallID == id })
+	}
 	var outs []ContentPart
-	for p := range ch {
-		if st.stopped {
-			continue // drain so the tools can finish
+	var batch []Part
+	flush := func() {
+		slices.SortStableFunc(batch, func(a, b Part) int { return index(a) - index(b) })
+		for _, p := range batch {
+			if tr, ok := p.(ToolResult); !ok || !tr.Preliminary {
+				outs = append(outs, p.(ContentPart))
+			}
+			if !st.stopped && !st.emit(p) {
+				s.cancel()
+			}
 		}
-		if tr, ok := p.(ToolResult); !ok || !tr.Preliminary {
-			outs = append(outs, p.(ContentPart))
+		batch = batch[:0]
+	}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	open := true
+	for open {
+		if len(batch) == 0 {
+			p, ok := <-ch
+			if !ok {
+				break
+			}
+			batch = append(batch, p)
+			timer.Reset(settleWindow)
+			continue
 		}
-		if !st.emit(p) {
-			s.cancel()
+		select {
+		case p, ok := <-ch:
+			if !ok {
+				open = false
+				break
+			}
+			batch = append(batch, p)
+		case <-timer.C:
+			flush()
 		}
 	}
+	flush()
 	return outs, execErr
 }

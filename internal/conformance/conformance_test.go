@@ -11,8 +11,16 @@ import (
 
 // TestPublicScenarios replays every scenario of testdata/public and
 // compares the trace with the recorded reference trace.
-func TestPublicScenarios(t *testing.T) {
-	files, err := filepath.Glob("testdata/public/*.json")
+func TestPublicScenarios(t *testing.T) { replayDir(t, "testdata/public", 30) }
+
+// TestExtraScenarios replays the scenarios of testdata/extra, which cover
+// approval, resumed conversations, per-step preparation, tool order,
+// model-output mapping, dynamic tools, failing searches, invalid inputs and
+// stream errors.
+func TestExtraScenarios(t *testing.T) { replayDir(t, "testdata/extra", 40) }
+
+func replayDir(t *testing.T, dir string, atLeast int) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,8 +36,8 @@ func TestPublicScenarios(t *testing.T) {
 			checkScenario(t, f, strings.TrimSuffix(f, ".json")+".trace.json")
 		})
 	}
-	if n < 30 {
-		t.Fatalf("found only %d scenarios", n)
+	if n < atLeast {
+		t.Fatalf("found only %d scenarios in %s", n, dir)
 	}
 }
 
