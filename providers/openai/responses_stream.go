@@ -156,7 +156,6 @@ type responsesStream struct {
 	out []provider.StreamPart
 
 	responseID   string
-	terminated   bool
 	errored      bool
 	finish       provider.FinishReason
 	usage        json.RawMessage
@@ -304,7 +303,6 @@ func (s *responsesStream) handle(ev sse.Event) {
 			r.set(e.SummaryIndex, summaryCanConclude)
 		}
 	case "response.completed", "response.incomplete":
-		s.terminated = true
 		if e.Response == nil {
 			break
 		}
@@ -317,7 +315,6 @@ func (s *responsesStream) handle(ev sse.Event) {
 		}
 		s.takeResponse(e.Response)
 	case "response.failed":
-		s.terminated = true
 		if e.Response == nil {
 			break
 		}
@@ -592,21 +589,20 @@ func (s *responsesStream) closeText(id string) {
 	}
 }
 
-// end closes what an interrupted stream left open and emits the finish part.
+// end closes the blocks a failed or interrupted stream left open and emits
+// the finish part.
 func (s *responsesStream) end() {
-	if !s.terminated {
-		for _, id := range s.openTexts {
-			s.emit(provider.TextEnd{ID: id})
+	for _, id := range s.openTexts {
+		s.emit(provider.TextEnd{ID: id})
+	}
+	for _, itemID := range s.reasonOrder {
+		r := s.reasoning[itemID]
+		if r == nil {
+			continue
 		}
-		for _, itemID := range s.reasonOrder {
-			r := s.reasoning[itemID]
-			if r == nil {
-				continue
-			}
-			for _, i := range r.order {
-				if st := r.parts[i]; st == summaryActive || st == summaryCanConclude {
-					s.emit(provider.ReasoningEnd{ID: itemID + ":" + strconv.Itoa(i)})
-				}
+		for _, i := range r.order {
+			if st := r.parts[i]; st == summaryActive || st == summaryCanConclude {
+				s.emit(provider.ReasoningEnd{ID: itemID + ":" + strconv.Itoa(i)})
 			}
 		}
 	}
