@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"path"
 	"strings"
@@ -70,6 +71,10 @@ func call(ctx context.Context, session *mcp.ClientSession, server *mcp.Implement
 		// or a JSON-RPC error; say what ended it.
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", cerr, err)
+		} else if !errors.Is(err, mcp.ErrConnectionClosed) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe)) {
+			// A server that goes away mid-call shows as the end of its
+			// stream; report it like any other broken connection.
+			err = fmt.Errorf("%w: %w", mcp.ErrConnectionClosed, err)
 		}
 		return nil, fail(nil, err)
 	}
