@@ -1,0 +1,75 @@
+package sandbox
+
+import (
+	"fmt"
+	"time"
+)
+
+// engine is the JavaScript engine behind the runner. The runner needs only a
+// fresh realm per run, string-typed host functions, evaluation of two scripts
+// whose completion values are functions, calls of those functions and a
+// microtask drain, so another engine can be plugged in by implementing these
+// two interfaces.
+type engine interface {
+	newRealm(cfg realmConfig) (realm, error)
+}
+
+// realmConfig holds the per-realm resource limits.
+type realmConfig struct {
+	memoryBytes int
+	stackBytes  int
+}
+
+// hostFunc is a Go function callable from JavaScript. It receives only
+// string arguments and returns a string. It runs on the goroutine that drives
+// the realm and must not panic.
+type hostFunc func(args []string) string
+
+// jsFunction is a JavaScript function retained by the Go side.
+type jsFunction interface {
+	release()
+}
+
+// realm is one isolated JavaScript global environment. All methods except
+// interrupt must be called from a single goroutine.
+type realm interface {
+	// define installs fn as a configurable global function called name.
+	define(name string, fn hostFunc) error
+	// evalFunction evaluates script as a global script and returns its
+	// completion value, which must be a function. When reused is set the
+	// same script is evaluated by many realms, and the engine may keep a
+	// compiled form of it.
+	evalFunction(script string, reused bool) (jsFunction, error)
+	// call calls fn with arguments that are strings or jsFunctions of this
+	// realm and discards the result.
+	call(fn jsFunction, args ...any) error
+	// runJobs runs pending promise jobs until none is left or the realm is
+	// interrupted.
+	runJobs() error
+	// setTimeLimit bounds the time JavaScript may run from the next call
+	// into the realm, counted afresh by every such call. d must be positive.
+	setTimeLimit(d time.Duration)
+	// interrupt stops the JavaScript running now, or the next that runs
+	// before the next call into the realm starts. It is safe from any
+	// goroutine, also during and after close.
+	interrupt()
+	// close releases the realm.
+	close()
+}
+
+// scriptError is an exception that reached the Go side of a realm.
+type scriptError struct {
+	name    string
+	message string
+	// outOfMemory is set when the engine reports its memory limit.
+	outOfMemory bool
+}
+
+func (e *scriptError) Error() string { return e.name + ": " + e.message }
+
+// panicError is a Go panic recovered at the boundary of the engine.
+type panicError struct {
+	value any
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
