@@ -39,9 +39,9 @@ func TestHTTPErrors(t *testing.T) {
 		header    [2]string
 	}{
 		{
-			name:    "400 invalid request",
-			reply:   reply{status: 400, body: `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"},"request_id":"req_1"}`},
-			status:  400, message: "max_tokens: Field required",
+			name:   "400 invalid request",
+			reply:  reply{status: 400, body: `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"},"request_id":"req_1"}`},
+			status: 400, message: "max_tokens: Field required",
 		},
 		{
 			name:   "401 authentication",
