@@ -158,6 +158,13 @@
   // ---------------------------------------------------------------------
   // Tool calls
 
+  // Size limits, set by start. A string's length in UTF-16 code units is a
+  // lower bound of its UTF-8 size, so a string longer than a limit is over
+  // it without being copied to the host first.
+  let maxResultBytes = Infinity;
+  let maxInputBytes = Infinity;
+  let maxConsoleBytes = Infinity;
+
   const CREATED = 0;
   const OBSERVED = 1;
   const SETTLED = 2;
@@ -191,6 +198,13 @@
     return e;
   }
 
+  // localError makes the error for a failure decided in the guest.
+  function localError(info) {
+    const err = makeError(info);
+    bridgeErrors.set(err, info);
+    return err;
+  }
+
   function createCall(name, input) {
     let json;
     let failure;
@@ -203,7 +217,7 @@
       if (!(e instanceof $TypeError)) {
         throw e;
       }
-      failure = describe(e).message;
+      failure = "it cannot be converted to JSON: " + describe(e).message;
     }
     let resolve;
     let reject;
@@ -221,17 +235,17 @@
     }
     rec.state = OBSERVED;
     unobserved.delete(rec);
+    if (rec.failure === undefined && rec.json.length > maxInputBytes) {
+      rec.failure = "it is at least " + rec.json.length + " bytes, more than the limit of " + maxInputBytes + " bytes";
+    }
     if (rec.failure !== undefined) {
       rec.state = SETTLED;
-      const info = {
+      rec.reject(localError({
         code: "CODE_MODE_SERIALIZATION_ERROR",
         name: "CodeModeError",
-        message: "The input of tool \"" + rec.name + "\" cannot be converted to JSON: " + rec.failure,
+        message: "The input of tool \"" + rec.name + "\" cannot be sent: " + rec.failure,
         details: { toolName: rec.name },
-      };
-      const err = makeError(info);
-      bridgeErrors.set(err, info);
-      rec.reject(err);
+      }));
       return;
     }
     const id = $Number(hostCall(rec.name, rec.json));
@@ -246,7 +260,21 @@
     pending.delete(id);
     rec.state = SETTLED;
     if (kind === "ok") {
-      rec.resolve(parse(payload));
+      let value;
+      try {
+        value = parse(payload);
+      } catch (e) {
+        // Valid JSON the engine cannot hold: too deep for the stack, or too
+        // large for the memory left.
+        rec.reject(isOutOfMemory(e) ? e : localError({
+          code: "CODE_MODE_SERIALIZATION_ERROR",
+          name: "CodeModeError",
+          message: "The output of tool \"" + rec.name + "\" cannot be parsed: " + describe(e).message,
+          details: { toolName: rec.name },
+        }));
+        return;
+      }
+      rec.resolve(value);
     } else if (kind === "none") {
       rec.resolve(undefined);
     } else {
@@ -590,7 +618,7 @@
       return;
     }
     const line = formatArgs(args);
-    if (hostConsole(stream, line) !== "1") {
+    if (line.length >= maxConsoleBytes || hostConsole(stream, line) !== "1") {
       consoleOpen = false;
     }
   }
@@ -725,8 +753,15 @@
     }
     if (json === undefined) {
       hostDone("undefined", "", unobservedNames());
+    } else if (json.length > maxResultBytes) {
+      hostDone("too-large", $String(json.length), "");
     } else {
-      hostDone("value", json, unobservedNames());
+      try {
+        hostDone("value", json, unobservedNames());
+      } catch (e) {
+        // Copying the value to the host failed; only memory does that.
+        hostDone("oom", "", "");
+      }
     }
   }
 
@@ -750,7 +785,11 @@
     }
   }
 
-  function start(main) {
+  function start(main, limits) {
+    const l = parse(limits);
+    maxResultBytes = l.maxResultBytes;
+    maxInputBytes = l.maxToolInputBytes;
+    maxConsoleBytes = l.maxConsoleBytes;
     let result;
     try {
       result = apply(main, undefined, []);
@@ -764,7 +803,7 @@
   return function driver(op, a, b, c) {
     switch (op) {
       case "start":
-        start(a);
+        start(a, b);
         break;
       case "settle":
         settle($Number(a), b, c);

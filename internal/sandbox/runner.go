@@ -168,7 +168,12 @@ func (r *runner) shutdown(cause error) {
 	if r.watchDone != nil {
 		<-r.watchDone
 	}
-	if r.seq > 0 {
+	switch {
+	case r.running == 0:
+		// Every call handed to a goroutine has reported back; the
+		// goroutines are returning.
+		r.tools.Wait()
+	default:
 		done := make(chan struct{})
 		go func() {
 			r.tools.Wait()
@@ -222,7 +227,9 @@ func (r *runner) execute(script string) (*Result, error) {
 		return nil, r.check(err)
 	}
 
-	if e := r.callDriver("start", main); e != nil {
+	limits := fmt.Sprintf(`{"maxResultBytes":%d,"maxToolInputBytes":%d,"maxConsoleBytes":%d}`,
+		r.limits.MaxResultBytes, r.limits.MaxToolInputBytes, r.limits.MaxConsoleBytes)
+	if e := r.callDriver("start", main, limits); e != nil {
 		return nil, e
 	}
 	if e := r.runJobs(); e != nil {
@@ -429,7 +436,11 @@ func (r *runner) settlementPayload(id int, c *call, s settlement) (kind, payload
 // request id the result will be delivered under.
 func (r *runner) hostCall(args []string) (ret string) {
 	defer r.recoverHost(&ret, "0")
-	if len(args) != 2 || r.fatal != nil || r.outcome != nil {
+	if len(args) != 2 {
+		r.setFatal(newError(CodeError, "Malformed tool call request."))
+		return "0"
+	}
+	if r.fatal != nil || r.outcome != nil {
 		r.realm.interrupt()
 		return "0"
 	}
@@ -557,6 +568,11 @@ func (r *runner) finish() (*Result, error) {
 			res.Value = json.RawMessage(o.payload)
 		}
 		return res, nil
+	case "too-large":
+		n, _ := strconv.Atoi(o.payload)
+		return nil, newError(CodeSerialization, fmt.Sprintf(
+			"The return value is at least %d bytes of JSON, more than the limit of %d bytes.", n, r.limits.MaxResultBytes)).
+			withDetails(map[string]any{"bytes": n, "maxBytes": r.limits.MaxResultBytes})
 	case "serialization":
 		return nil, newError(CodeSerialization, "The return value cannot be converted to JSON: "+o.payload)
 	case "oom":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -316,4 +317,79 @@ for (let k = 0; k < 200; k++) sum += (await tools.echo({ k })).k;
 const par = await Promise.all(Array.from({ length: 30 }, (_, k) => tools.echo({ k })));
 return [xs.length, xs.filter((x: number) => x % 2 === 0).length, sum, par.length];`, Options{CallTool: tool})
 	assert.JSONEq(t, `[50000, 25000, 19900, 30]`, got)
+}
+
+func TestToolOutputTooDeepForTheEngine(t *testing.T) {
+	deep := strings.Repeat("[", 9000) + strings.Repeat("]", 9000)
+	tool := func(context.Context, ToolCall) (json.RawMessage, error) { return json.RawMessage(deep), nil }
+	got := mustRun(t, "try { await tools.deep({}) } catch (e) { return [e.code, e.details.toolName] }",
+		Options{CallTool: tool, Limits: Limits{Timeout: 10 * time.Second, StackBytes: 256 << 10}})
+	assert.JSONEq(t, `["CODE_MODE_SERIALIZATION_ERROR", "deep"]`, got)
+}
+
+func TestLargeValuesOverLimits(t *testing.T) {
+	// Values longer than their limit are refused in the guest, before being
+	// copied to the host.
+	limits := Limits{Timeout: 10 * time.Second, MaxResultBytes: 1000, MaxToolInputBytes: 1000, MaxConsoleBytes: 1000}
+	e := runErr(t, "return 'x'.repeat(200_000)", Options{Limits: limits})
+	assert.Equal(t, CodeSerialization, e.Code)
+	assert.Equal(t, 200_002, e.Details["bytes"])
+	assert.Contains(t, e.Message, "at least")
+
+	rec := &recorder{}
+	e = runErr(t, "await tools.x({ s: 'x'.repeat(200_000) })", Options{CallTool: rec.call, Limits: limits})
+	assert.Equal(t, CodeSerialization, e.Code)
+	assert.Empty(t, rec.snapshot())
+
+	res, err := runJS(t, "console.log('x'.repeat(200_000)); console.log('after'); return 1", Options{Limits: limits})
+	require.NoError(t, err)
+	assert.Empty(t, res.Console)
+}
+
+func TestToolIgnoringCancellation(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	returned := make(chan struct{})
+	tool := func(context.Context, ToolCall) (json.RawMessage, error) {
+		defer close(returned)
+		close(started)
+		<-release // ignores its context
+		return json.RawMessage(`1`), nil
+	}
+	const timeout = 300 * time.Millisecond
+	start := time.Now()
+	e := runErr(t, "return await tools.stuck({})", Options{CallTool: tool, Limits: Limits{Timeout: timeout}})
+	elapsed := time.Since(start)
+	assert.Equal(t, CodeTimeout, e.Code)
+	waitClosed(t, started, time.Second, "the tool to start")
+	assert.Less(t, elapsed, timeout+toolExitGrace+300*time.Millisecond, "Run must not wait for the tool")
+	close(release)
+	waitClosed(t, returned, time.Second, "the stuck tool to return")
+}
+
+func TestConcurrentRuns(t *testing.T) {
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			res, err := Run(context.Background(), Options{
+				Source: fmt.Sprintf(`
+const xs = await Promise.all([tools.a({ i: %d }), tools.b({ i: %d })]);
+console.log('run', %d);
+return xs.map(x => x.i).reduce((a, b) => a + b, 0);`, i, i, i),
+				CallTool: func(_ context.Context, c ToolCall) (json.RawMessage, error) {
+					time.Sleep(time.Millisecond)
+					return c.Input, nil
+				},
+				Limits: quick,
+			})
+			if err == nil && string(res.Value) != fmt.Sprint(2*i) {
+				err = fmt.Errorf("run %d: got %s", i, res.Value)
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		assert.NoError(t, <-errs)
+	}
 }
