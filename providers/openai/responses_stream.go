@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -172,6 +173,7 @@ type responsesStream struct {
 	approvals    map[string]string
 	textIDs      map[int]string
 	openTexts    []string
+	openTools    []string
 	annotations  []any
 	citations    []provider.Citation
 	activePhase  *string
@@ -189,7 +191,31 @@ func newResponsesStream(m *responsesModel, call *responsesCall, reqBody []byte, 
 	}
 }
 
-func (s *responsesStream) emit(p ...provider.StreamPart) { s.out = append(s.out, p...) }
+// emit queues parts. Tool input blocks are checked here, so that
+// misordered or repeated events cannot open a block twice or feed a closed
+// one.
+func (s *responsesStream) emit(parts ...provider.StreamPart) {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case provider.ToolInputStart:
+			if slices.Contains(s.openTools, p.ID) {
+				continue
+			}
+			s.openTools = append(s.openTools, p.ID)
+		case provider.ToolInputDelta:
+			if !slices.Contains(s.openTools, p.ID) {
+				continue
+			}
+		case provider.ToolInputEnd:
+			i := slices.Index(s.openTools, p.ID)
+			if i < 0 {
+				continue
+			}
+			s.openTools = slices.Delete(s.openTools, i, i+1)
+		}
+		s.out = append(s.out, p)
+	}
+}
 
 func (s *responsesStream) fail(err error) {
 	s.errored = true
@@ -248,11 +274,11 @@ func (s *responsesStream) handle(ev sse.Event) {
 			s.emit(provider.ToolInputDelta{ID: c.id, Delta: e.Delta})
 		}
 	case "response.code_interpreter_call_code.delta":
-		if c := s.calls[s.index(&e)]; c != nil {
+		if c := s.calls[s.index(&e)]; c != nil && c.started {
 			s.emit(provider.ToolInputDelta{ID: c.id, Delta: escapeJSON(e.Delta)})
 		}
 	case "response.code_interpreter_call_code.done":
-		if c := s.calls[s.index(&e)]; c != nil {
+		if c := s.calls[s.index(&e)]; c != nil && c.started {
 			s.emit(provider.ToolInputDelta{ID: c.id, Delta: `"}`}, provider.ToolInputEnd{ID: c.id},
 				provider.ToolCall{ToolCallID: c.id, ToolName: c.name, ProviderExecuted: true,
 					Input: string(mustJSON(map[string]any{"code": e.Code, "containerId": c.container}))})
@@ -264,13 +290,13 @@ func (s *responsesStream) handle(ev sse.Event) {
 				Result: mustJSON(map[string]any{"result": *e.PartialImage}), Preliminary: true})
 		}
 	case "response.output_text.delta":
-		s.emit(provider.TextDelta{ID: s.textID(&e, e.ItemID), Delta: e.Delta})
+		s.textDelta(s.textID(&e, e.ItemID), e.Delta)
 		if s.call.logprobs && len(e.Logprobs) > 0 && string(e.Logprobs) != "null" {
 			s.logprobs = append(s.logprobs, e.Logprobs)
 		}
 	case "response.refusal.delta":
 		s.refusal = true
-		s.emit(provider.TextDelta{ID: s.textID(&e, e.ItemID), Delta: e.Delta})
+		s.textDelta(s.textID(&e, e.ItemID), e.Delta)
 	case "response.refusal.done":
 		s.refusal = true
 	case "response.output_text.annotation.added":
@@ -287,13 +313,12 @@ func (s *responsesStream) handle(ev sse.Event) {
 	case "response.reasoning_summary_part.added":
 		s.summaryAdded(e.ItemID, e.SummaryIndex)
 	case "response.reasoning_summary_text.delta":
-		s.emit(provider.ReasoningDelta{ID: e.ItemID + ":" + strconv.Itoa(e.SummaryIndex), Delta: e.Delta,
-			ProviderMetadata: meta(map[string]any{"itemId": e.ItemID})})
+		s.reasoningDelta(e.ItemID, e.SummaryIndex, e.Delta)
 	case "response.reasoning_text.delta":
-		s.emit(provider.ReasoningDelta{ID: e.ItemID + ":0", Delta: e.Delta, ProviderMetadata: meta(map[string]any{"itemId": e.ItemID})})
+		s.reasoningDelta(e.ItemID, 0, e.Delta)
 	case "response.reasoning_summary_part.done":
 		r := s.reasoning[e.ItemID]
-		if r == nil {
+		if r == nil || r.parts[e.SummaryIndex] != summaryActive {
 			break
 		}
 		if s.call.store {
@@ -360,12 +385,9 @@ func (r *reasoningItem) set(i int, st summaryState) {
 }
 
 func (s *responsesStream) summaryAdded(itemID string, index int) {
-	if index == 0 {
-		return // part 0 opened with the item
-	}
-	r := s.reasoning[itemID]
-	if r == nil {
-		return
+	r := s.reasoningItem(itemID, nil)
+	if _, ok := r.parts[index]; ok {
+		return // part 0 opens with the item
 	}
 	r.set(index, summaryActive)
 	for _, i := range r.order {
@@ -385,15 +407,17 @@ func (s *responsesStream) itemAdded(e *streamEvent) {
 		s.annotations, s.citations = nil, nil
 		s.activePhase = item.Phase
 		s.textIDs[idx] = item.ID
-		s.openTexts = append(s.openTexts, item.ID)
 		md := map[string]any{"itemId": item.ID}
 		if item.Phase != nil {
 			md["phase"] = *item.Phase
 		}
-		s.emit(provider.TextStart{ID: item.ID, ProviderMetadata: meta(md)})
+		s.openText(item.ID, meta(md))
 	case "reasoning":
-		s.reasoning[item.ID] = &reasoningItem{encrypted: item.EncryptedContent, parts: map[int]summaryState{0: summaryActive}, order: []int{0}}
-		s.reasonOrder = append(s.reasonOrder, item.ID)
+		if _, ok := s.reasoning[item.ID]; ok {
+			break
+		}
+		r := s.reasoningItem(item.ID, item.EncryptedContent)
+		r.set(0, summaryActive)
 		s.emit(provider.ReasoningStart{ID: item.ID + ":0",
 			ProviderMetadata: meta(map[string]any{"itemId": item.ID, "reasoningEncryptedContent": strOrNil(item.EncryptedContent)})})
 	case "function_call":
@@ -441,7 +465,19 @@ func (s *responsesStream) itemDone(e *streamEvent) {
 	case "message":
 		id := s.textID(e, item.ID)
 		delete(s.textIDs, idx)
-		s.closeText(id)
+		if !s.closeText(id) {
+			// The item was never announced: emit its text in one piece.
+			s.emit(provider.TextStart{ID: id, ProviderMetadata: meta(map[string]any{"itemId": item.ID})})
+			var text strings.Builder
+			for _, c := range item.Content {
+				if c.Type == "output_text" {
+					text.WriteString(c.Text)
+				}
+			}
+			if text.Len() > 0 {
+				s.emit(provider.TextDelta{ID: id, Delta: text.String()})
+			}
+		}
 		phase := item.Phase
 		if phase == nil {
 			phase = s.activePhase
@@ -459,6 +495,16 @@ func (s *responsesStream) itemDone(e *streamEvent) {
 	case "reasoning":
 		r := s.reasoning[item.ID]
 		if r == nil {
+			// The item was never announced: emit its summaries in one piece.
+			md := meta(map[string]any{"itemId": item.ID, "reasoningEncryptedContent": strOrNil(item.EncryptedContent)})
+			for i, text := range reasoningTexts(item) {
+				id := item.ID + ":" + strconv.Itoa(i)
+				s.emit(provider.ReasoningStart{ID: id, ProviderMetadata: md})
+				if text != "" {
+					s.emit(provider.ReasoningDelta{ID: id, Delta: text})
+				}
+				s.emit(provider.ReasoningEnd{ID: id, ProviderMetadata: md})
+			}
 			break
 		}
 		for _, i := range r.order {
@@ -580,18 +626,61 @@ func (s *responsesStream) itemDone(e *streamEvent) {
 	}
 }
 
-func (s *responsesStream) closeText(id string) {
-	for i, t := range s.openTexts {
-		if t == id {
-			s.openTexts = append(s.openTexts[:i], s.openTexts[i+1:]...)
-			return
-		}
+// openText starts a text block unless it is open already.
+func (s *responsesStream) openText(id string, md provider.ProviderMetadata) {
+	if slices.Contains(s.openTexts, id) {
+		return
 	}
+	s.openTexts = append(s.openTexts, id)
+	s.emit(provider.TextStart{ID: id, ProviderMetadata: md})
+}
+
+// closeText marks a text block closed; it reports whether it was open.
+func (s *responsesStream) closeText(id string) bool {
+	i := slices.Index(s.openTexts, id)
+	if i < 0 {
+		return false
+	}
+	s.openTexts = slices.Delete(s.openTexts, i, i+1)
+	return true
+}
+
+// textDelta adds text to a block, opening the block when the server skipped
+// announcing it.
+func (s *responsesStream) textDelta(id, delta string) {
+	s.openText(id, nil)
+	s.emit(provider.TextDelta{ID: id, Delta: delta})
+}
+
+// reasoningItem returns the state of a reasoning item, creating it.
+func (s *responsesStream) reasoningItem(id string, encrypted *string) *reasoningItem {
+	r := s.reasoning[id]
+	if r == nil {
+		r = &reasoningItem{encrypted: encrypted, parts: map[int]summaryState{}}
+		s.reasoning[id] = r
+		s.reasonOrder = append(s.reasonOrder, id)
+	}
+	return r
+}
+
+// reasoningDelta adds text to a summary part, opening the part when the
+// server skipped announcing it.
+func (s *responsesStream) reasoningDelta(itemID string, index int, delta string) {
+	r := s.reasoningItem(itemID, nil)
+	id := itemID + ":" + strconv.Itoa(index)
+	if st, ok := r.parts[index]; !ok || st == summaryConcluded {
+		r.set(index, summaryActive)
+		s.emit(provider.ReasoningStart{ID: id, ProviderMetadata: meta(map[string]any{"itemId": itemID, "reasoningEncryptedContent": strOrNil(r.encrypted)})})
+	}
+	s.emit(provider.ReasoningDelta{ID: id, Delta: delta, ProviderMetadata: meta(map[string]any{"itemId": itemID})})
 }
 
 // end closes the blocks a failed or interrupted stream left open and emits
 // the finish part.
 func (s *responsesStream) end() {
+	for _, id := range slices.Clone(s.openTools) {
+		s.emit(provider.ToolInputEnd{ID: id})
+	}
 	for _, id := range s.openTexts {
 		s.emit(provider.TextEnd{ID: id})
 	}

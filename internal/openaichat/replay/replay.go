@@ -5,6 +5,7 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -173,7 +174,8 @@ func Split(payloads []string, start string) [][]string {
 	return out
 }
 
-// Collect drains a stream, failing the test on a stream error.
+// Collect drains a stream, failing the test on a stream error or a stream
+// that breaks the rules of [CheckParts].
 func Collect(t testing.TB, r *provider.StreamResult) []provider.StreamPart {
 	t.Helper()
 	var parts []provider.StreamPart
@@ -182,6 +184,9 @@ func Collect(t testing.TB, r *provider.StreamResult) []provider.StreamPart {
 			t.Fatalf("stream error: %v", err)
 		}
 		parts = append(parts, p)
+	}
+	if err := CheckParts(parts); err != nil {
+		t.Errorf("malformed stream: %v", err)
 	}
 	return parts
 }
@@ -276,4 +281,84 @@ type trackedBody struct {
 func (b *trackedBody) Close() error {
 	b.once.Do(func() { b.c.closed.Add(1) })
 	return b.ReadCloser.Close()
+}
+
+// CheckParts verifies the shape of a complete stream: it opens with
+// stream-start and ends with exactly one finish; text, reasoning and tool
+// input deltas fall inside blocks that were started and not yet ended; no
+// block is started twice while open, and none is left open at the finish.
+func CheckParts(parts []provider.StreamPart) error {
+	if len(parts) == 0 {
+		return fmt.Errorf("empty stream")
+	}
+	if _, ok := parts[0].(provider.StreamStart); !ok {
+		return fmt.Errorf("the stream starts with %s", parts[0].PartType())
+	}
+	open := map[string]bool{}
+	key := func(kind, id string) string { return kind + "\x00" + id }
+	start := func(kind, id string) error {
+		if open[key(kind, id)] {
+			return fmt.Errorf("%s block %q started twice", kind, id)
+		}
+		open[key(kind, id)] = true
+		return nil
+	}
+	inside := func(kind, id string) error {
+		if !open[key(kind, id)] {
+			return fmt.Errorf("%s delta outside block %q", kind, id)
+		}
+		return nil
+	}
+	end := func(kind, id string) error {
+		if !open[key(kind, id)] {
+			return fmt.Errorf("%s block %q ended without being open", kind, id)
+		}
+		delete(open, key(kind, id))
+		return nil
+	}
+	for i, p := range parts {
+		var err error
+		switch p := p.(type) {
+		case provider.StreamStart:
+			if i != 0 {
+				err = fmt.Errorf("stream-start at %d", i)
+			}
+		case provider.TextStart:
+			err = start("text", p.ID)
+		case provider.TextDelta:
+			err = inside("text", p.ID)
+		case provider.TextEnd:
+			err = end("text", p.ID)
+		case provider.ReasoningStart:
+			err = start("reasoning", p.ID)
+		case provider.ReasoningDelta:
+			err = inside("reasoning", p.ID)
+		case provider.ReasoningEnd:
+			err = end("reasoning", p.ID)
+		case provider.ToolInputStart:
+			err = start("tool-input", p.ID)
+		case provider.ToolInputDelta:
+			err = inside("tool-input", p.ID)
+		case provider.ToolInputEnd:
+			err = end("tool-input", p.ID)
+		case provider.ToolCall:
+			if open[key("tool-input", p.ToolCallID)] {
+				err = fmt.Errorf("tool call %q while its input is open", p.ToolCallID)
+			}
+		case provider.Finish:
+			if i != len(parts)-1 {
+				err = fmt.Errorf("finish at %d of %d", i, len(parts))
+			}
+			if len(open) > 0 {
+				err = fmt.Errorf("%d blocks open at the finish", len(open))
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("part %d (%s): %w", i, p.PartType(), err)
+		}
+	}
+	if _, ok := parts[len(parts)-1].(provider.Finish); !ok {
+		return fmt.Errorf("the stream ends with %s", parts[len(parts)-1].PartType())
+	}
+	return nil
 }
