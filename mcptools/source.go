@@ -2,6 +2,8 @@ package mcptools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -58,6 +60,10 @@ type Source struct {
 	tools   ai.Tools
 	listed  bool
 	version uint64
+	// converted holds the tools of the snapshot by the digest of their
+	// definition, so that a new listing converts only the tools that
+	// changed. Guarded by lock.
+	converted map[toolKey]*ai.FunctionTool
 
 	// invalidated counts calls of Invalidate.
 	invalidated atomic.Uint64
@@ -105,10 +111,11 @@ func (s *Source) Tools(ctx context.Context) (ai.Tools, error) {
 	if err != nil {
 		return nil, err
 	}
-	tools, err := s.convert(listed)
+	tools, converted, err := s.convert(listed)
 	if err != nil {
 		return nil, err
 	}
+	s.converted = converted
 	// A notification that arrives while listing moves the count past v, so
 	// the next call lists again.
 	s.tools, s.version, s.listed = tools, v, true
@@ -129,9 +136,19 @@ func (s *Source) changes() uint64 {
 	return n
 }
 
-// convert turns a listing into a snapshot.
-func (s *Source) convert(listed []*mcp.Tool) (ai.Tools, error) {
+// toolKey identifies a tool definition: the digest of its JSON form and
+// whether it is deferred.
+type toolKey struct {
+	digest   [sha256.Size]byte
+	deferred bool
+}
+
+// convert turns a listing into a snapshot, reusing the converted tools of
+// the previous snapshot whose definitions did not change. It also returns
+// the tools by key, for the next listing.
+func (s *Source) convert(listed []*mcp.Tool) (ai.Tools, map[toolKey]*ai.FunctionTool, error) {
 	tools := make(ai.Tools, 0, len(listed))
+	converted := make(map[toolKey]*ai.FunctionTool, len(listed))
 	names := make(map[string]bool, len(listed))
 	for _, t := range listed {
 		if s.opts.Include != nil && !s.opts.Include(t) {
@@ -139,20 +156,28 @@ func (s *Source) convert(listed []*mcp.Tool) (ai.Tools, error) {
 		}
 		name := s.opts.Prefix + t.Name
 		if names[name] {
-			return nil, fmt.Errorf("mcptools: two tools are named %q", name)
+			return nil, nil, fmt.Errorf("mcptools: two tools are named %q", name)
 		}
 		names[name] = true
 		deferred := s.opts.DeferLoading
 		if s.opts.Defer != nil {
 			deferred = s.opts.Defer(t)
 		}
-		tool, err := newTool(s.session, s.server, t, deferred)
+		def, err := json.Marshal(t)
 		if err != nil {
-			return nil, fmt.Errorf("mcptools: tool %q: %w", t.Name, err)
+			return nil, nil, fmt.Errorf("mcptools: tool %q: %w", t.Name, err)
 		}
+		key := toolKey{sha256.Sum256(def), deferred}
+		tool, ok := s.converted[key]
+		if !ok {
+			if tool, err = newTool(s.session, s.server, t, deferred); err != nil {
+				return nil, nil, fmt.Errorf("mcptools: tool %q: %w", t.Name, err)
+			}
+		}
+		converted[key] = tool
 		tools = append(tools, ai.NamedTool{Name: name, Tool: tool})
 	}
-	return tools[:len(tools):len(tools)], nil
+	return tools[:len(tools):len(tools)], converted, nil
 }
 
 // errRepeatedCursor reports a server whose pages never end.

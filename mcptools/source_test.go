@@ -201,6 +201,26 @@ func TestToolsSnapshotIsStable(t *testing.T) {
 	assert.NotSame(t, &first[0], &fresh[0], "an invalidated source lists again")
 }
 
+func TestToolsReusesUnchangedTools(t *testing.T) {
+	ts := newServer(t, nil, func(s *mcp.Server) {
+		addTool(s, "a", "A.", textResult("%v"))
+		addTool(s, "b", "B.", textResult("%v"))
+	})
+	src := mcptools.NewSource(ts.session, &mcptools.Options{ListChanged: ts.changes})
+	ctx := context.Background()
+	first, err := src.Tools(ctx)
+	require.NoError(t, err)
+	addTool(ts.server, "b", "B, described better.", textResult("%v"))
+	ts.waitNotified(t)
+	second, err := src.Tools(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, second.Names())
+	assert.Same(t, first[0].Tool, second[0].Tool, "an unchanged tool is not converted again")
+	assert.NotSame(t, first[1].Tool, second[1].Tool)
+	assert.Equal(t, "B, described better.", second[1].Tool.(*ai.FunctionTool).Description())
+	assert.Equal(t, "B.", first[1].Tool.(*ai.FunctionTool).Description(), "the old snapshot keeps the old tool")
+}
+
 func TestToolsConcurrent(t *testing.T) {
 	ts := newServer(t, nil, func(s *mcp.Server) {
 		for i := range 20 {
