@@ -24,19 +24,6 @@ func chatBody(t *testing.T, modelID string, opts *provider.CallOptions) (map[str
 	return srv.Last(t).JSON(t), res.Warnings
 }
 
-// assertFields checks that body has the fields of want (a JSON object) with
-// equal values.
-func assertFields(t *testing.T, want string, body map[string]any) {
-	t.Helper()
-	var w map[string]any
-	require.NoError(t, json.Unmarshal([]byte(want), &w))
-	for k, v := range w {
-		got, _ := json.Marshal(body[k])
-		exp, _ := json.Marshal(v)
-		assert.JSONEq(t, string(exp), string(got), "field %q", k)
-	}
-}
-
 func user(parts ...provider.UserPart) provider.Message { return provider.UserMessage{Content: parts} }
 
 func TestChatRequestBodies(t *testing.T) {
