@@ -138,6 +138,7 @@ func TestAPIKeyFromEnvironment(t *testing.T) {
 	assert.Equal(t, "org-1", req.Header.Get("OpenAI-Organization"))
 	assert.Equal(t, "override", req.Header.Get("OpenAI-Project"), "provider headers are applied after the provider's own")
 	assert.Equal(t, "call", req.Header.Get("X-Custom"), "call headers win")
+	assert.Equal(t, "aisdkgo-openai", req.Header.Get("User-Agent"))
 }
 
 func TestBaseURLFromEnvironment(t *testing.T) {

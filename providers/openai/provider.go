@@ -107,6 +107,9 @@ func (p *Provider) Chat(modelID string) provider.LanguageModel {
 	})
 }
 
+// userAgent identifies this package in requests; WithHeaders may replace it.
+const userAgent = "aisdkgo-openai"
+
 // providerKey is the provider options and metadata key.
 const providerKey = "openai"
 
@@ -122,6 +125,7 @@ func (p *Provider) requestHeaders() (http.Header, error) {
 		return nil, &provider.LoadAPIKeyError{Message: "OpenAI API key is missing: pass it with openai.WithAPIKey or set the OPENAI_API_KEY environment variable"}
 	}
 	h := http.Header{}
+	h.Set("User-Agent", userAgent)
 	h.Set("Authorization", "Bearer "+key)
 	if p.organization != "" {
 		h.Set("OpenAI-Organization", p.organization)

@@ -24,8 +24,9 @@ import (
 type UserLocation struct {
 	// Country is a two-letter ISO country code, for example "US".
 	Country string
-	City    string
-	Region  string
+	// City and Region are free text, for example "Paris" and "Île-de-France".
+	City   string
+	Region string
 	// Timezone is an IANA time zone, for example "America/Los_Angeles".
 	Timezone string
 }
@@ -83,8 +84,10 @@ func WebSearch(args WebSearchArgs) ai.Tool {
 
 // WebSearchPreviewArgs configure [WebSearchPreview].
 type WebSearchPreviewArgs struct {
+	// SearchContextSize is "low", "medium" or "high".
 	SearchContextSize string
-	UserLocation      *UserLocation
+	// UserLocation localises results.
+	UserLocation *UserLocation
 }
 
 // WebSearchPreview returns the preview version of OpenAI's web search
@@ -135,10 +138,11 @@ func FileSearch(args FileSearchArgs) ai.Tool {
 
 // CodeInterpreterArgs configure [CodeInterpreter].
 type CodeInterpreterArgs struct {
-	// ContainerID runs the code in an existing container. When empty, a
-	// container is created automatically with FileIDs available in it.
+	// ContainerID runs the code in an existing container.
 	ContainerID string
-	FileIDs     []string
+	// FileIDs are made available in the container created automatically
+	// when ContainerID is empty.
+	FileIDs []string
 }
 
 // CodeInterpreter returns OpenAI's hosted Python sandbox
@@ -207,8 +211,10 @@ type MCPArgs struct {
 	ServerURL   string
 	ConnectorID string
 	// Authorization is an OAuth access token for the server.
-	Authorization     string
-	Headers           map[string]string
+	Authorization string
+	// Headers are sent with the requests to the server.
+	Headers map[string]string
+	// ServerDescription tells the model what the server offers.
 	ServerDescription string
 	// AllowedTools limits the server's tools to these names.
 	AllowedTools []string
@@ -294,7 +300,8 @@ func ClientToolSearch(args ToolSearchArgs, search func(ctx context.Context, argu
 // CustomToolArgs configure [CustomTool].
 type CustomToolArgs struct {
 	// Name is the name the model calls the tool by.
-	Name        string
+	Name string
+	// Description tells the model what the tool does.
 	Description string
 	// Format constrains the input, in the API's format, for example
 	// {"type": "grammar", "syntax": "lark", "definition": "..."}; nil allows

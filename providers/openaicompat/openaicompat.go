@@ -178,7 +178,7 @@ func (p *Provider) Model(modelID string) provider.LanguageModel {
 			if p.baseURL == "" {
 				return nil, ErrNoBaseURL
 			}
-			h := http.Header{}
+			h := http.Header{"User-Agent": {"aisdkgo-openaicompat"}}
 			if p.apiKey != "" {
 				h.Set("Authorization", "Bearer "+p.apiKey)
 			}

@@ -278,6 +278,7 @@ type trackedBody struct {
 	once sync.Once
 }
 
+// Close counts the first close and closes the body.
 func (b *trackedBody) Close() error {
 	b.once.Do(func() { b.c.closed.Add(1) })
 	return b.ReadCloser.Close()
