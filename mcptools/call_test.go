@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/aitest"
 	"github.com/aisdkgo/ai/mcptools"
 	"github.com/aisdkgo/ai/provider"
 )
@@ -198,4 +199,34 @@ func TestCallUnknownTool(t *testing.T) {
 	_, e := toolOutcome(t, res)
 	require.NotNil(t, e)
 	assert.ErrorContains(t, e.Error, `unknown tool "gone"`)
+}
+
+func TestCallGenerationCancelled(t *testing.T) {
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	ts := newServer(t, nil, func(s *mcp.Server) {
+		addTool(s, "slow", "Waits.", func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			<-ctx.Done()
+			close(cancelled)
+			return nil, ctx.Err()
+		})
+	})
+	tools, err := mcptools.NewSource(ts.session, nil).Tools(context.Background())
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	model := aitest.NewModel(
+		aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "slow", map[string]any{"text": "x"})}, FinishReason: aitest.ToolCalls},
+		aitest.Response{Content: []provider.Content{aitest.Text("unreachable")}},
+	)
+	_, err = ai.GenerateText(ctx, ai.GenerateTextOptions{Model: model, Prompt: "go", Tools: tools, StopWhen: ai.StepCountIs(2)})
+	require.ErrorIs(t, err, context.Canceled, "cancelling the generation ends it")
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Error("the server was not told to cancel the call")
+	}
 }

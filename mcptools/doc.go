@@ -6,7 +6,8 @@
 // the server's tools (following every page) and returns them as dynamic
 // tools ([ai.NewDynamicTool]): named as on the server, optionally with a
 // prefix; described and with the input schema exactly as the server gives
-// them; deferred on request, so that a server with hundreds of tools costs
+// them (save for regular expressions that Go cannot compile, see
+// [Source.Tools]); deferred on request, so that a server with hundreds of tools costs
 // no tokens until an [ai.ToolSearch] tool finds the few a task needs; and
 // with the server and the tool's MCP annotations in their metadata (see
 // [Info]).

@@ -55,8 +55,9 @@ type Source struct {
 	// lock is held while the tools are listed; a channel rather than a
 	// mutex so that a waiting caller can give up when its ctx ends.
 	lock chan struct{}
-	// tools is the current snapshot (nil before the first listing) and
-	// version the change count it was listed at. Both are guarded by lock.
+	// tools is the current snapshot, listed tells whether there is one,
+	// and version is the change count it was listed at. All three are
+	// guarded by lock.
 	tools   ai.Tools
 	listed  bool
 	version uint64
@@ -92,6 +93,12 @@ func NewSource(session *mcp.ClientSession, opts *Options) *Source {
 //
 // The returned slice must not be modified, but appending to it is safe: it
 // has no spare capacity, so append copies it.
+//
+// Each tool's input schema is the server's, except for one case: the ai
+// package validates inputs with Go's regexp package, which cannot compile
+// some ECMAScript patterns (lookarounds, for example, as in common e-mail
+// patterns of JavaScript servers). A schema with such patterns loses them,
+// and only them; the server still checks them.
 //
 // Tools returns an error when the listing fails (the source stays stale and
 // the next call tries again), when two tools end up with the same name, or
