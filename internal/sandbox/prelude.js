@@ -100,8 +100,8 @@
     hiddenRoots.push(blocked, proto);
   }
 
-  // Objects only reachable from instances: iterator and generator
-  // prototypes, the async-from-sync and helper iterators and so on.
+  // Objects only reachable from instances: the prototypes of the built-in
+  // iterators, of generator objects and of iterator helpers.
   const samples = [
     [][$Symbol.iterator](),
     new $Map()[$Symbol.iterator](),
@@ -133,6 +133,9 @@
     defineProperty(obj, key, {
       get() { return value; },
       set(v) {
+        if (this === null || (typeof this !== "object" && typeof this !== "function")) {
+          return; // a primitive receiver keeps nothing, as in sloppy code
+        }
         if (this === obj) {
           throw new $TypeError("Cannot assign to read only property '" + $String(key) + "'");
         }

@@ -71,6 +71,9 @@ func TestSyntaxErrors(t *testing.T) {
 	e = runErr(t, "let a = 1\nlet b = (", Options{})
 	assert.Equal(t, "SyntaxError", e.Name)
 
+	e = runErr(t, "namespace N { export const a = 1 }\nreturn N.a", Options{})
+	assert.Equal(t, "SyntaxError", e.Name)
+
 	for _, src := range []string{"import x from 'y'\nreturn x", "import { a } from 'b'; return a", "export const a = 1"} {
 		e = runErr(t, src, Options{})
 		assert.Equal(t, CodeUserError, e.Code, src)

@@ -224,7 +224,10 @@ func (r *runner) execute(script string) (*Result, error) {
 		if errors.As(err, &se) && !se.outOfMemory && r.fatal == nil && r.ctx.Err() == nil && time.Now().Before(r.deadline) {
 			return nil, &Error{Code: CodeUserError, Name: se.name, Message: se.message}
 		}
-		return nil, r.check(err)
+		if e := r.check(err); e != nil {
+			return nil, e
+		}
+		return nil, r.engineError(err)
 	}
 
 	limits := fmt.Sprintf(`{"maxResultBytes":%d,"maxToolInputBytes":%d,"maxConsoleBytes":%d}`,

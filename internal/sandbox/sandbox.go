@@ -6,18 +6,25 @@
 // # Program
 //
 // The source is the body of an async function: top-level `await` and
-// `return` work, `import` and `export` do not. TypeScript is accepted; types
-// are removed with esbuild's TypeScript transform before execution. Because
+// `return` work, `import` and `export` declarations do not (dynamic
+// `import()` finds no modules). TypeScript is accepted and nothing is
+// type-checked: esbuild's TypeScript transform removes the types. Because
 // that transform compiles rather than only strips, `enum` declarations and
 // other runtime TypeScript constructs that can live inside a function body
 // work; `namespace` and `module` declarations cannot appear inside a function
-// and are reported as syntax errors. Nothing is type-checked.
+// and are syntax errors. Syntax newer than ES2023 (what the engine
+// implements) is lowered where esbuild can, such as `using` declarations and
+// decorators. Syntax errors fail the run with CODE_MODE_USER_ERROR, name
+// SyntaxError, and the line and column in the program.
 //
 // The return value crosses into Go as JSON, with JSON.stringify semantics in
 // the guest: NaN and Infinity become null, functions and undefined members
 // are dropped, BigInt and circular values fail with
 // CODE_MODE_SERIALIZATION_ERROR, and a program returning undefined yields a
-// nil Result.Value.
+// nil Result.Value. An exception the program does not catch fails the run
+// with CODE_MODE_USER_ERROR and the exception's own name and message. A
+// program left waiting for a promise that nothing can settle any more fails
+// at once with CODE_MODE_ERROR instead of running into its timeout.
 //
 // # Isolation
 //
@@ -26,13 +33,16 @@
 // eval, SharedArrayBuffer, Atomics, WeakRef and FinalizationRegistry, turns
 // every route to the Function constructor (including the generator and async
 // variants reached through `.constructor`) into a function that throws
-// TypeError, and freezes every built-in object reachable from the global
-// object and from the hidden intrinsics (prototypes of iterators, generators
-// and so on). Built-in global bindings become read-only. There are no timers,
-// no module loader, no I/O and no host objects other than `tools` and
-// `console`. To keep common code working on frozen prototypes, assigning
-// `name`, `message`, `toString` and similar properties that a frozen
-// prototype would otherwise shadow creates an own property as usual.
+// TypeError, and freezes the built-in constructors, prototypes and namespace
+// objects, including intrinsics only reachable from instances (iterator and
+// generator prototypes). Built-in global bindings become read-only, and
+// assignments to frozen objects fail silently in sloppy code (TypeError in
+// strict code). There are no timers, no module loader, no I/O and no host
+// objects other than `tools` and `console`; Date and Math.random are the
+// real ones. So that common code keeps working on frozen prototypes,
+// assigning `name`, `message`, `toString`, `constructor` and similar
+// properties that a frozen prototype would otherwise shadow creates an own
+// property, as on an unfrozen prototype.
 //
 // # Tools
 //
@@ -41,24 +51,48 @@
 // so `await tools` is harmless). A call is dispatched to the host only once
 // the program observes its promise (`await`, `.then`, `.catch`, `.finally`,
 // `Promise.all` and friends). The argument is serialized with JSON.stringify
-// when the call is made; undefined is sent as `{}`. Observed calls run
-// concurrently, each on its own goroutine, and their results re-enter the
-// engine on the goroutine that called Run.
+// when the call is made; undefined is sent as `{}`, and a value that cannot
+// be serialized or is over Limits.MaxToolInputBytes rejects the call with
+// CODE_MODE_SERIALIZATION_ERROR without reaching the host. Observed calls
+// run concurrently, each on its own goroutine, and their results re-enter
+// the engine on the goroutine that called Run. A failed call rejects its
+// promise with an Error carrying `name`, `message`, `code` and, when the
+// host gave some, `details`; if the program does not catch it, Run returns
+// the host's *Error itself (or the redacted CODE_MODE_HOST_TOOL_ERROR).
 //
 // When the program returns, a call it never observed fails the run with
 // CODE_MODE_DETACHED_BRIDGE_REQUEST (the host never ran it), and so does an
-// observed call still running, whose context is then cancelled.
+// observed call still running, whose context is then cancelled. More calls
+// than Limits.MaxToolCalls, or more in flight at once than
+// Limits.MaxConcurrentToolCalls, fail the run with CODE_MODE_BRIDGE_LIMIT;
+// the program cannot catch that.
+//
+// # Limits
+//
+// Limits.Timeout is wall-clock time including tool waits; tight loops are
+// interrupted and the run fails with CODE_MODE_TIMEOUT. Cancelling the
+// context passed to Run fails it with CODE_MODE_ABORTED. Either way the
+// contexts of pending tool calls are cancelled. Running out of
+// Limits.MemoryBytes throws inside the program, which may catch it; uncaught,
+// the run fails with CODE_MODE_MEMORY_LIMIT. The engine has no lasting
+// out-of-memory flag, so that failure is recognised by the engine's own
+// error object (an InternalError from the realm's intrinsics, or the null
+// the engine throws when it cannot even allocate one); a program throwing
+// null itself is reported the same way. Going deeper than Limits.StackBytes
+// throws a catchable InternalError "stack overflow".
 //
 // # Console
 //
 // console.log, info, debug, dir and table write to "stdout"; console.error,
-// warn and trace to "stderr". Each call makes one line, formatted roughly as
-// Node.js does (printf-style %s %d %i %f %j %o %O %c %% in a leading string,
-// other values inspected on a single line). Lines are collected in
-// Result.Console and passed to Options.Console while the combined size of
-// both streams (each line counted with a trailing newline) stays within
-// Limits.MaxConsoleBytes; the first line that does not fit and every later
-// one are dropped silently.
+// warn, trace and failed assert calls to "stderr". Each call makes one line,
+// formatted roughly as Node.js does, on a single line: printf-style %s %d %i
+// %f %j %o %O %c %% in a leading string, other values inspected (strings
+// quoted when nested, objects to a depth of two, at most 100 items per
+// container, getters not invoked). Lines are collected in Result.Console and
+// passed to Options.Console while the combined size of both streams (each
+// line counted with a trailing newline) stays within Limits.MaxConsoleBytes;
+// the first line that does not fit and every later one are dropped
+// silently.
 package sandbox
 
 import (
