@@ -313,3 +313,53 @@ func (u Usage) isEmpty() bool {
 	return u.InputTokens == nil && u.OutputTokens == nil && u.TotalTokens == nil &&
 		u.InputTokenDetails == (InputTokenDetails{}) && u.OutputTokenDetails == (OutputTokenDetails{}) && u.Raw == nil
 }
+
+// usageSum accumulates step usage without allocating per step.
+type usageSum struct {
+	n        [8]int
+	set      [8]bool
+	raw      json.RawMessage
+	nonEmpty int // steps that reported anything
+}
+
+func (a *usageSum) add(u Usage) {
+	fields := [8]*int{u.InputTokens, u.InputTokenDetails.NoCacheTokens, u.InputTokenDetails.CacheReadTokens,
+		u.InputTokenDetails.CacheWriteTokens, u.OutputTokens, u.OutputTokenDetails.TextTokens,
+		u.OutputTokenDetails.ReasoningTokens, u.TotalTokens}
+	for i, f := range fields {
+		if f != nil {
+			a.n[i] += *f
+			a.set[i] = true
+		}
+	}
+	// Like Add: the raw usage survives only while a single step reported.
+	if !u.isEmpty() {
+		a.nonEmpty++
+		a.raw = u.Raw
+		if a.nonEmpty > 1 {
+			a.raw = nil
+		}
+	}
+}
+
+// usage returns the sum; the counts share one allocation.
+func (a *usageSum) usage() Usage {
+	block := new([8]int)
+	ptr := func(i int) *int {
+		if !a.set[i] {
+			return nil
+		}
+		block[i] = a.n[i]
+		return &block[i]
+	}
+	return Usage{
+		InputTokens: ptr(0),
+		InputTokenDetails: InputTokenDetails{
+			NoCacheTokens: ptr(1), CacheReadTokens: ptr(2), CacheWriteTokens: ptr(3),
+		},
+		OutputTokens:       ptr(4),
+		OutputTokenDetails: OutputTokenDetails{TextTokens: ptr(5), ReasoningTokens: ptr(6)},
+		TotalTokens:        ptr(7),
+		Raw:                a.raw,
+	}
+}

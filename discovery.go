@@ -81,13 +81,13 @@ type routing struct {
 }
 
 // resolveRouting checks the ToolCallers option against the tools.
-func resolveRouting(tools Tools, routes []CallerRoute) (*routing, error) {
-	if len(routes) == 0 || len(tools) == 0 {
+func resolveRouting(idx *toolIndex, routes []CallerRoute) (*routing, error) {
+	if len(routes) == 0 || len(idx.tools) == 0 {
 		return nil, nil
 	}
 	r := &routing{routes: map[string][]string{}}
 	for _, route := range routes {
-		if _, ok := tools.Get(route.Tool); !ok {
+		if _, ok := idx.get(route.Tool); !ok {
 			return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("unknown tool %q", route.Tool)}
 		}
 		if _, dup := r.routes[route.Tool]; dup {
@@ -97,7 +97,7 @@ func resolveRouting(tools Tools, routes []CallerRoute) (*routing, error) {
 			if c == DirectCall {
 				continue
 			}
-			t, ok := tools.Get(c)
+			t, ok := idx.get(c)
 			if !ok || t.core().caller == nil {
 				return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("tool %q has an invalid caller %q", route.Tool, c)}
 			}
@@ -124,31 +124,41 @@ func (r *routing) callersOf(name string) ([]string, bool) {
 // checkSearchEligibility rejects search setups that cannot work: a deferred
 // search tool, and deferred or search tools reachable other than directly or
 // through a caller that announces tools in the conversation.
-func checkSearchEligibility(tools Tools, r *routing) (relevant bool, err error) {
-	for _, nt := range tools {
+func checkSearchEligibility(idx *toolIndex, r *routing) (relevant bool, err error) {
+	check := func(i int) error {
+		nt := idx.tools[i]
 		c := nt.Tool.core()
-		if !c.deferLoading && c.search == nil {
-			continue
-		}
-		relevant = true
 		bad := c.search != nil && c.deferLoading
 		if callers, ok := r.callersOf(nt.Name); ok {
 			for _, name := range callers {
 				if name == DirectCall {
 					continue
 				}
-				t, _ := tools.Get(name)
+				t, _ := idx.get(name)
 				if t == nil || t.core().caller == nil || t.core().caller.modelMessage == nil {
 					bad = true
 				}
 			}
 		}
 		if bad {
-			return true, &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf(
+			return &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf(
 				"tool %q must be callable directly or through a code mode tool that announces tools in the conversation, and a search tool cannot itself defer loading", nt.Name)}
 		}
+		return nil
 	}
-	return relevant, nil
+	for _, i := range idx.searches {
+		if err := check(i); err != nil {
+			return true, err
+		}
+	}
+	if r != nil {
+		for _, i := range idx.deferred {
+			if err := check(i); err != nil {
+				return true, err
+			}
+		}
+	}
+	return idx.relevant, nil
 }
 
 // stepEntry is one tool of a step.
@@ -225,8 +235,8 @@ func (st *stepTools) modelTools() Tools {
 // prepareTools builds a step's tools: active filter, then deferred tools
 // hidden until found, then caller routing, then the provider definitions in
 // tool order.
-func (r *run) prepareTools(activeNames []string, activeSet bool, order []string, choice ToolChoice, toolsContext map[string]any, sandbox Sandbox) (*stepTools, error) {
-	st := &stepTools{
+func (r *run) prepareTools(st *stepTools, activeNames []string, activeSet bool, order []string, choice ToolChoice, toolsContext map[string]any, sandbox Sandbox) error {
+	*st = stepTools{
 		choice:       choice.Normalized(),
 		toolsContext: toolsContext,
 		sandbox:      sandbox,
@@ -235,7 +245,7 @@ func (r *run) prepareTools(activeNames []string, activeSet bool, order []string,
 	st.exec = st.choice.Type != ToolChoiceNone
 	if r.opts.Tools == nil {
 		st.none = true
-		return st, nil
+		return nil
 	}
 	if activeSet {
 		st.active = make(map[string]bool, len(activeNames))
@@ -243,30 +253,47 @@ func (r *run) prepareTools(activeNames []string, activeSet bool, order []string,
 			st.active[n] = true
 		}
 	}
-	var found map[string]struct{}
-	if r.searchRelevant {
-		found = r.discovery.snapshot()
-	}
-	for _, nt := range r.opts.Tools {
+	add := func(i int) {
+		nt := r.idx.tools[i]
 		if activeSet && !st.active[nt.Name] {
-			continue
-		}
-		if r.searchRelevant && nt.Tool.core().deferLoading {
-			if _, ok := found[nt.Name]; !ok {
-				continue
-			}
+			return
 		}
 		st.entries = append(st.entries, stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true})
+	}
+	if !r.searchRelevant {
+		for i := range r.idx.tools {
+			add(i)
+		}
+	} else {
+		// The tools that are not deferred, merged in set order with the
+		// deferred tools found before this step.
+		var found []int
+		for name := range r.discovery.snapshot() {
+			if i, ok := r.idx.byName[name]; ok {
+				found = append(found, i)
+			}
+		}
+		slices.Sort(found)
+		eager := r.idx.eager
+		for len(eager) > 0 || len(found) > 0 {
+			if len(found) == 0 || len(eager) > 0 && eager[0] < found[0] {
+				add(eager[0])
+				eager = eager[1:]
+			} else {
+				add(found[0])
+				found = found[1:]
+			}
+		}
 	}
 	if r.routing != nil {
 		r.routeCallers(st)
 	}
 	defs, err := r.definitions(st, order)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	st.defs = defs
-	return st, nil
+	return nil
 }
 
 // routeCallers applies ToolCallers to a step: routed tools leave the model's
@@ -343,6 +370,20 @@ func (r *run) definitions(st *stepTools, order []string) ([]provider.Tool, error
 			return cmp.Compare(a.name, b.name)
 		})
 	}
+	// The previous step's list is reused when it is the same.
+	if prev := r.lastDefs; len(prev) == len(visible) {
+		same := true
+		for i, e := range visible {
+			d, ok := r.definitionIfStatic(e.name, e.tool)
+			if !ok || d != prev[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return prev, nil
+		}
+	}
 	defs := make([]provider.Tool, 0, len(visible))
 	for _, e := range visible {
 		d, err := r.definition(e.name, e.tool, st)
@@ -351,7 +392,19 @@ func (r *run) definitions(st *stepTools, order []string) ([]provider.Tool, error
 		}
 		defs = append(defs, d)
 	}
+	r.lastDefs = defs
 	return defs, nil
+}
+
+// definitionIfStatic returns a tool's cached definition when it does not
+// depend on the step.
+func (r *run) definitionIfStatic(name string, t Tool) (provider.Tool, bool) {
+	if ft, ok := t.(*FunctionTool); ok && ft.describe == nil {
+		if d := ft.cache.def.Load(); d != nil && d.Name == name {
+			return d, true
+		}
+	}
+	return nil, false
 }
 
 // definition returns the provider definition of one tool.
@@ -436,13 +489,13 @@ func (r *run) search(ctx context.Context, st *stepTools, searchName string, cfg 
 // not search tools, and sharing a caller with the search tool; descriptions
 // resolved with the step's context.
 func (r *run) catalog(st *stepTools, searchName string) ([]SearchCandidate, error) {
+	if !st.activeSet && r.routing == nil && !r.idx.dynamicDescriptions {
+		return r.idx.staticCatalog(), nil
+	}
 	searchCallers := r.effectiveCallers(searchName, st)
 	var out []SearchCandidate
-	for _, nt := range r.opts.Tools {
-		c := nt.Tool.core()
-		if !c.deferLoading || c.search != nil {
-			continue
-		}
+	for _, i := range r.idx.deferred {
+		nt := r.idx.tools[i]
 		if st.activeSet && !st.active[nt.Name] {
 			continue
 		}

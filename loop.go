@@ -23,6 +23,7 @@ type run struct {
 	opts   *GenerateTextOptions
 	stream bool
 
+	idx            *toolIndex
 	routing        *routing
 	searchRelevant bool
 	discovery      discovery
@@ -34,7 +35,8 @@ type run struct {
 
 	steps            []*StepResult
 	responseMessages []Message
-	usage            Usage
+	lastDefs         []provider.Tool // the previous step's tool definitions
+	usage            usageSum
 	newID            func() string
 }
 
@@ -44,12 +46,17 @@ func newRun(ctx context.Context, opts *GenerateTextOptions, stream bool) (*run, 
 	if err := validateOptions(opts); err != nil {
 		return nil, err
 	}
-	r := &run{opts: opts, stream: stream, toolsContext: opts.ToolsContext, runtimeContext: opts.RuntimeContext}
+	r := &run{opts: opts, stream: stream, toolsContext: opts.ToolsContext, runtimeContext: opts.RuntimeContext,
+		steps: make([]*StepResult, 0, 4)}
+	r.idx = indexOf(opts.Tools)
+	if r.idx.err != nil {
+		return nil, r.idx.err
+	}
 	var err error
-	if r.routing, err = resolveRouting(opts.Tools, opts.ToolCallers); err != nil {
+	if r.routing, err = resolveRouting(r.idx, opts.ToolCallers); err != nil {
 		return nil, err
 	}
-	if r.searchRelevant, err = checkSearchEligibility(opts.Tools, r.routing); err != nil {
+	if r.searchRelevant, err = checkSearchEligibility(r.idx, r.routing); err != nil {
 		return nil, err
 	}
 	r.newID = opts.GenerateID
@@ -78,21 +85,6 @@ func validateOptions(o *GenerateTextOptions) error {
 	}
 	if o.MaxRetries != nil && *o.MaxRetries < 0 {
 		return &InvalidArgumentError{Parameter: "MaxRetries", Message: "must be >= 0"}
-	}
-	if len(o.Tools) > 0 {
-		seen := make(map[string]struct{}, len(o.Tools))
-		for i, nt := range o.Tools {
-			if nt.Tool == nil {
-				return &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf("tool %d (%q) is nil", i, nt.Name)}
-			}
-			if nt.Name == "" {
-				return &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf("tool %d has no name", i)}
-			}
-			if _, dup := seen[nt.Name]; dup {
-				return &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf("tool name %q is used twice", nt.Name)}
-			}
-			seen[nt.Name] = struct{}{}
-		}
 	}
 	return nil
 }
@@ -143,7 +135,9 @@ type step struct {
 	number   int
 	model    provider.LanguageModel
 	tools    *stepTools
-	messages []Message // the step's input messages (with caller messages)
+	toolsVal stepTools
+	messages []Message // the step's input messages (with caller messages), clipped
+	grow     []Message // the same messages, with room to append the response
 	call     provider.CallOptions
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -176,8 +170,8 @@ func (r *run) prepare() (*step, error) {
 			StepNumber:       n,
 			Steps:            r.steps,
 			Model:            o.Model,
-			Messages:         r.messages,
-			ResponseMessages: r.responseMessages,
+			Messages:         slices.Clip(r.messages),
+			ResponseMessages: slices.Clip(r.responseMessages),
 			Instructions:     r.instructions,
 			ToolsContext:     r.toolsContext,
 			RuntimeContext:   r.runtimeContext,
@@ -197,7 +191,7 @@ func (r *run) prepare() (*step, error) {
 		r.instructions = p.Instructions
 	}
 	if p.Messages != nil {
-		r.messages = p.Messages
+		r.messages = slices.Clip(p.Messages)
 	}
 	if p.ToolsContext != nil {
 		r.toolsContext = p.ToolsContext
@@ -221,12 +215,15 @@ func (r *run) prepare() (*step, error) {
 	if p.Sandbox != nil {
 		sandbox = p.Sandbox
 	}
-	tools, err := r.prepareTools(active, activeSet, order, choice, r.toolsContext, sandbox)
-	if err != nil {
+	s.tools = &s.toolsVal
+	if err := r.prepareTools(s.tools, active, activeSet, order, choice, r.toolsContext, sandbox); err != nil {
 		return nil, err
 	}
-	s.tools = tools
-	s.messages = appendCallerMessages(r.messages, tools.callerMessages)
+	tools := s.tools
+	s.grow = appendCallerMessages(r.messages, tools.callerMessages)
+	// Tools and callbacks get a clipped view, so an append of theirs never
+	// writes into the conversation.
+	s.messages = slices.Clip(s.grow)
 	prompt, err := toPrompt(r.instructions, s.messages)
 	if err != nil {
 		return nil, err
@@ -354,7 +351,7 @@ func (r *run) generate() (*GenerateTextResult, error) {
 }
 
 func (r *run) result() *GenerateTextResult {
-	res := &GenerateTextResult{Steps: r.steps, Usage: r.usage, ResponseMessages: r.responseMessages}
+	res := &GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(), ResponseMessages: slices.Clip(r.responseMessages)}
 	if last := res.FinalStep(); last != nil {
 		res.Text = last.Text()
 		res.FinishReason = last.FinishReason
@@ -372,12 +369,15 @@ func (r *run) generateStep(s *step) (bool, error) {
 		return false, err
 	}
 
-	var content []ContentPart
+	content := make([]ContentPart, 0, 2*len(res.Content)+1)
 	var calls []ToolCall
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case provider.ToolCall:
 			call := r.parseCall(s, c)
+			if calls == nil {
+				calls = make([]ToolCall, 0, len(res.Content))
+			}
 			calls = append(calls, call)
 			content = append(content, call)
 		case provider.ToolResult:
@@ -443,34 +443,50 @@ func (r *run) generateStep(s *step) (bool, error) {
 	}
 	var toRun []ToolCall
 	if s.tools.exec && (finish.Unified == FinishStop || finish.Unified == FinishToolCalls) {
-		for _, call := range calls {
-			if call.Invalid || call.ProviderExecuted || blocked[call.ToolCallID] {
-				continue
-			}
-			toRun = append(toRun, call)
-		}
+		toRun = runnable(calls, blocked)
 	}
 	executed, err := r.executeAll(s, toRun, s.messages, nil)
 	if err != nil {
 		return false, err
 	}
-	var approvedOutputs []ContentPart
+	content = append(content, outputs...)
 	for _, out := range executed {
-		if out == nil {
-			continue
-		}
-		if autoApproved[callIDOf(out)] {
-			approvedOutputs = append(approvedOutputs, out)
-		} else {
-			outputs = append(outputs, out)
+		if out != nil && !autoApproved[callIDOf(out)] {
+			content = append(content, out)
 		}
 	}
-	content = append(content, outputs...)
 	content = append(content, requests...)
 	content = append(content, responses...)
-	content = append(content, approvedOutputs...)
+	for _, out := range executed {
+		if out != nil && autoApproved[callIDOf(out)] {
+			content = append(content, out)
+		}
+	}
 
 	return r.finishStep(s, content, res.FinishReason, res.Usage, res.Warnings, res.ProviderMetadata, res.Request, res.Response)
+}
+
+// runnable returns the calls that may execute: valid, not run by the
+// provider, not blocked by approval. It returns calls itself when all are.
+func runnable(calls []ToolCall, blocked map[string]bool) []ToolCall {
+	ok := func(c ToolCall) bool { return !c.Invalid && !c.ProviderExecuted && !blocked[c.ToolCallID] }
+	all := true
+	for _, c := range calls {
+		if !ok(c) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return calls
+	}
+	var out []ToolCall
+	for _, c := range calls {
+		if ok(c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func callIDOf(p ContentPart) string {
@@ -517,9 +533,9 @@ func (r *run) finishStep(s *step, content []ContentPart, finish provider.FinishR
 	}
 	sr.Response.Messages = msgs
 	r.steps = append(r.steps, sr)
-	r.usage = r.usage.Add(sr.Usage)
+	r.usage.add(sr.Usage)
 	r.responseMessages = append(r.responseMessages, msgs...)
-	r.messages = append(slices.Clip(s.messages), msgs...)
+	r.messages = append(s.grow, msgs...)
 	if f := r.opts.OnStepEnd; f != nil {
 		callback("OnStepEnd", func() { f(sr) })
 	}
@@ -582,7 +598,7 @@ func (r *run) pendingDeferredResults() bool {
 			switch p := p.(type) {
 			case ToolCall:
 				if p.ProviderExecuted {
-					if t, ok := r.opts.Tools.Get(p.ToolName); ok {
+					if t, ok := r.idx.get(p.ToolName); ok {
 						if pt, ok := t.(*ProviderTool); ok && pt.supportsDeferredResults {
 							pending[p.ToolCallID] = true
 						}
@@ -814,20 +830,22 @@ func checkToolChoice(s *step, calls []ToolCall, finish FinishReason, model provi
 	return &ToolChoiceViolationError{ToolChoice: choice, FinishReason: finish, Provider: model.Provider(), ModelID: model.ModelID()}
 }
 
-// toolContext returns a tool's validated context for the step.
+// toolContext returns a tool's validated context for the step. A context
+// is validated once per step and tool.
 func (r *run) toolContext(s *step, name string, t Tool) (any, error) {
+	value := s.tools.toolsContext[name]
+	sch := t.core().context
+	if sch == nil {
+		return value, nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.contexts[name]; ok {
 		return c.value, c.err
 	}
-	value := s.tools.toolsContext[name]
 	var err error
-	if sch := t.core().context; sch != nil {
-		data, verr := sch.validateValue(value)
-		if verr != nil {
-			err = &TypeValidationError{Value: data, Context: "tool context (" + name + ")", Cause: verr}
-		}
+	if data, verr := sch.validateValue(value); verr != nil {
+		err = &TypeValidationError{Value: data, Context: "tool context (" + name + ")", Cause: verr}
 	}
 	if s.contexts == nil {
 		s.contexts = map[string]ctxResult{}
@@ -1100,7 +1118,7 @@ func (r *run) modelOutput(ctx context.Context, p ContentPart, call ToolCall) (To
 	case ToolError:
 		return ErrorTextOutput{Value: errorText(p.Error)}, nil
 	case ToolResult:
-		if t, ok := r.opts.Tools.Get(p.ToolName); ok {
+		if t, ok := r.idx.get(p.ToolName); ok {
 			if f := t.core().toModelOutput; f != nil {
 				var out ToolResultOutput
 				err := guard(call, func() error {

@@ -109,24 +109,30 @@ func toPrompt(instructions []SystemMessage, messages []Message) ([]provider.Mess
 	for _, s := range instructions {
 		out = append(out, s)
 	}
-	for _, m := range messages {
-		switch m := m.(type) {
+	for _, msg := range messages {
+		// A message that needs no change is passed on as the same interface
+		// value, without copying or boxing it again.
+		switch m := msg.(type) {
 		case UserMessage:
-			out = append(out, cleanUser(m))
+			if c, changed := cleanUser(m); changed {
+				msg = c
+			}
 		case AssistantMessage:
-			out = append(out, cleanAssistant(m))
+			if c, changed := cleanAssistant(m); changed {
+				msg = c
+			}
 		case ToolMessage:
-			m = cleanTool(m)
+			if c, changed := cleanTool(m); changed {
+				m, msg = c, c
+			}
 			if last, ok := lastTool(out); ok {
 				out[len(out)-1] = mergeTool(last, m)
 				continue
 			}
-			out = append(out, m)
 		case nil:
 			return nil, &InvalidPromptError{Message: "a message is nil"}
-		default:
-			out = append(out, m)
 		}
+		out = append(out, msg)
 	}
 	// Drop tool messages left empty, then check that every client tool call
 	// has a result before the next user or system message and at the end.
@@ -227,10 +233,10 @@ func mergeOptions(a, b ProviderOptions) ProviderOptions {
 	return out
 }
 
-func cleanUser(m UserMessage) UserMessage {
+func cleanUser(m UserMessage) (UserMessage, bool) {
 	if _, plain := plainText(m); plain {
 		// A plain text message is sent as it is, even when empty.
-		return m
+		return m, false
 	}
 	drop := false
 	for _, p := range m.Content {
@@ -240,7 +246,7 @@ func cleanUser(m UserMessage) UserMessage {
 		}
 	}
 	if !drop {
-		return m
+		return m, false
 	}
 	c := make([]UserPart, 0, len(m.Content))
 	for _, p := range m.Content {
@@ -250,10 +256,10 @@ func cleanUser(m UserMessage) UserMessage {
 		c = append(c, p)
 	}
 	m.Content = c
-	return m
+	return m, true
 }
 
-func cleanAssistant(m AssistantMessage) AssistantMessage {
+func cleanAssistant(m AssistantMessage) (AssistantMessage, bool) {
 	keep := func(p AssistantPart) bool {
 		switch p := p.(type) {
 		case TextPart:
@@ -271,7 +277,7 @@ func cleanAssistant(m AssistantMessage) AssistantMessage {
 		}
 	}
 	if all {
-		return m
+		return m, false
 	}
 	c := make([]AssistantPart, 0, len(m.Content))
 	for _, p := range m.Content {
@@ -280,10 +286,10 @@ func cleanAssistant(m AssistantMessage) AssistantMessage {
 		}
 	}
 	m.Content = c
-	return m
+	return m, true
 }
 
-func cleanTool(m ToolMessage) ToolMessage {
+func cleanTool(m ToolMessage) (ToolMessage, bool) {
 	keep := func(p ToolPart) bool {
 		if r, ok := p.(ToolApprovalResponsePart); ok {
 			return r.ProviderExecuted
@@ -298,7 +304,7 @@ func cleanTool(m ToolMessage) ToolMessage {
 		}
 	}
 	if all {
-		return m
+		return m, false
 	}
 	c := make([]ToolPart, 0, len(m.Content))
 	for _, p := range m.Content {
@@ -307,7 +313,7 @@ func cleanTool(m ToolMessage) ToolMessage {
 		}
 	}
 	m.Content = c
-	return m
+	return m, true
 }
 
 // jsonValue marshals v, mapping failures to null.

@@ -13,7 +13,7 @@ import (
 // results), then a tool message with approval responses and client tool
 // results, the results ordered like their calls.
 func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, error) {
-	var assistant []AssistantPart
+	assistant := make([]AssistantPart, 0, len(content))
 	var calls []ToolCall
 	for _, p := range content {
 		switch p := p.(type) {
@@ -31,6 +31,9 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 		case Custom:
 			assistant = append(assistant, CustomPart{Kind: p.Kind, ProviderOptions: p.ProviderMetadata})
 		case ToolCall:
+			if calls == nil {
+				calls = make([]ToolCall, 0, len(content))
+			}
 			calls = append(calls, p)
 			input := p.Input
 			if p.Invalid && !isJSONObjectLike(input) {
@@ -101,7 +104,7 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 		}
 	}
 	sortToolResults(tool, calls)
-	var msgs []Message
+	msgs := make([]Message, 0, 2)
 	if len(assistant) > 0 {
 		msgs = append(msgs, AssistantMessage{Content: assistant})
 	}

@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -112,7 +113,7 @@ func (r *run) resume(ev *resumeEvents) error {
 		e, ok := s.tools.execTool(a.call.ToolName)
 		if !ok {
 			invalid = append(invalid, ToolError{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: a.call.Input,
-				Error: &NoSuchToolError{ToolName: a.call.ToolName, AvailableTools: r.opts.Tools.Names()}, Dynamic: true})
+				Error: &NoSuchToolError{ToolName: a.call.ToolName, AvailableTools: r.idx.tools.Names()}, Dynamic: true})
 			continue
 		}
 		call, err := r.parseOnce(s, provider.ToolCall{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: string(a.call.Input)})
@@ -148,8 +149,11 @@ func (r *run) resume(ev *resumeEvents) error {
 	}
 	var done func(ContentPart)
 	var completed []ContentPart
+	var mu sync.Mutex
 	if ev != nil && ev.output != nil {
 		done = func(p ContentPart) {
+			mu.Lock()
+			defer mu.Unlock()
 			completed = append(completed, p)
 			ev.output(p)
 		}
@@ -203,7 +207,10 @@ func (r *run) resume(ev *resumeEvents) error {
 // resumeStep is the pseudo-step approved calls run in when a generation
 // resumes: every tool is executable, deferred or not.
 func (r *run) resumeStep() *step {
-	st := &stepTools{choice: ToolChoice{Type: ToolChoiceAuto}, exec: true, toolsContext: r.toolsContext, sandbox: r.opts.Sandbox}
+	s := &step{number: 0, model: r.opts.Model, messages: r.messages, ctx: r.ctx, cancel: func() {}}
+	s.tools = &s.toolsVal
+	st := s.tools
+	*st = stepTools{choice: ToolChoice{Type: ToolChoiceAuto}, exec: true, toolsContext: r.toolsContext, sandbox: r.opts.Sandbox}
 	for _, nt := range r.opts.Tools {
 		st.entries = append(st.entries, stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true})
 	}
@@ -216,5 +223,5 @@ func (r *run) resumeStep() *step {
 	if r.opts.Tools == nil {
 		st.none = true
 	}
-	return &step{number: 0, model: r.opts.Model, tools: st, messages: r.messages, ctx: r.ctx, cancel: func() {}}
+	return s
 }

@@ -265,7 +265,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		return nil, &NoOutputGeneratedError{Message: "check the stream for errors"}
 	}
 	last := r.steps[len(r.steps)-1]
-	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage})
+	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage()})
 	if st.stopped {
 		return st.partial()
 	}
@@ -479,7 +479,7 @@ loop:
 			}
 			part := ToolInputStart{ID: p.ID, ToolName: p.ToolName, InputEncoding: p.InputEncoding,
 				ProviderExecuted: p.ProviderExecuted, Dynamic: p.Dynamic, ProviderMetadata: p.ProviderMetadata}
-			if t, found := r.opts.Tools.Get(p.ToolName); found {
+			if t, found := r.idx.get(p.ToolName); found {
 				part.Dynamic = part.Dynamic || t.Kind() == DynamicKind
 				part.Title = t.core().title
 				part.ToolMetadata = t.core().metadata

@@ -1,0 +1,148 @@
+package ai
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// toolIndex is what the loop derives from a tool set: name lookup, the
+// non-deferred tools, the deferred ones, and the static part of the search
+// catalog. Generations over the same tool set (the same slice, unchanged)
+// share one index, so a set of thousands of tools is not re-scanned on every
+// call and step.
+type toolIndex struct {
+	tools  Tools // a copy, to detect changes to the caller's slice
+	byName map[string]int
+	// eager lists the tools that are not deferred, in set order.
+	eager []int
+	// deferred lists the deferred tools (search tools excluded).
+	deferred []int
+	// searches lists the search tools.
+	searches []int
+	// relevant is true when the set has a deferred or a search tool.
+	relevant bool
+	// dynamicDescriptions is true when a deferred tool's description is a
+	// function (its catalog entry must be resolved per step).
+	dynamicDescriptions bool
+	err                 error
+
+	catalogOnce sync.Once
+	catalog     []SearchCandidate // deferred tools with static descriptions
+}
+
+// indexCache keeps the indexes of recently used tool sets.
+var indexCache struct {
+	sync.Mutex
+	entries []*toolIndex // most recent first
+}
+
+const indexCacheSize = 16
+
+// indexOf returns the index of a tool set, building it when the set is new
+// or was changed.
+func indexOf(tools Tools) *toolIndex {
+	if len(tools) == 0 {
+		return buildIndex(tools)
+	}
+	indexCache.Lock()
+	for i, x := range indexCache.entries {
+		if sameTools(x.tools, tools) {
+			if i > 0 {
+				copy(indexCache.entries[1:i+1], indexCache.entries[:i])
+				indexCache.entries[0] = x
+			}
+			indexCache.Unlock()
+			return x
+		}
+	}
+	indexCache.Unlock()
+	x := buildIndex(tools)
+	indexCache.Lock()
+	indexCache.entries = append([]*toolIndex{x}, indexCache.entries...)
+	if len(indexCache.entries) > indexCacheSize {
+		indexCache.entries = indexCache.entries[:indexCacheSize]
+	}
+	indexCache.Unlock()
+	return x
+}
+
+// sameTools reports whether b has the same names and tools as the cached
+// copy a. Identical strings and tool pointers compare in constant time, so
+// this is cheap even for large sets.
+func sameTools(a, b Tools) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Tool != b[i].Tool || a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+func buildIndex(tools Tools) *toolIndex {
+	x := &toolIndex{tools: slices.Clone(tools), byName: make(map[string]int, len(tools))}
+	for i, nt := range tools {
+		if nt.Tool == nil {
+			x.err = &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf("tool %d (%q) is nil", i, nt.Name)}
+			return x
+		}
+		if nt.Name == "" {
+			x.err = &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf("tool %d has no name", i)}
+			return x
+		}
+		if _, dup := x.byName[nt.Name]; dup {
+			x.err = &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf("tool name %q is used twice", nt.Name)}
+			return x
+		}
+		x.byName[nt.Name] = i
+		c := nt.Tool.core()
+		if c.deferLoading || c.search != nil {
+			x.relevant = true
+		}
+		if c.search != nil && !c.deferLoading {
+			x.searches = append(x.searches, i)
+		}
+		if !c.deferLoading {
+			x.eager = append(x.eager, i)
+			continue
+		}
+		if c.search != nil {
+			x.searches = append(x.searches, i)
+		} else {
+			x.deferred = append(x.deferred, i)
+			if ft, ok := nt.Tool.(*FunctionTool); ok && ft.describe != nil {
+				x.dynamicDescriptions = true
+			}
+		}
+	}
+	return x
+}
+
+// get returns the tool registered under name.
+func (x *toolIndex) get(name string) (Tool, bool) {
+	i, ok := x.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return x.tools[i].Tool, true
+}
+
+// staticCatalog returns the search catalog of all deferred tools when no
+// description depends on the step; callers must not modify it.
+func (x *toolIndex) staticCatalog() []SearchCandidate {
+	x.catalogOnce.Do(func() {
+		x.catalog = make([]SearchCandidate, 0, len(x.deferred))
+		for _, i := range x.deferred {
+			nt := x.tools[i]
+			c := SearchCandidate{Name: nt.Name}
+			if ft, ok := nt.Tool.(*FunctionTool); ok {
+				c.Description = ft.description
+			}
+			x.catalog = append(x.catalog, c)
+		}
+	})
+	return x.catalog
+}
