@@ -8,6 +8,12 @@
 // Both kinds of model implement [provider.LanguageModel]; applications
 // normally use them through the ai package.
 //
+// # Streams
+//
+// [provider.StreamResult.Stream] may be ranged over once. Breaking out of the
+// loop, or cancelling the context, closes the connection; a stream that is
+// never ranged over holds its connection until the context ends.
+//
 // # Errors
 //
 // Failed calls return a [*provider.APICallError] carrying the status, the
@@ -63,7 +69,10 @@
 //
 // # Provider tools
 //
-// Provider tools are matched by id: "openai.web_search",
+// [WebSearch], [WebSearchPreview], [FileSearch], [CodeInterpreter],
+// [ImageGeneration], [MCP], [ToolSearch], [ClientToolSearch] and
+// [CustomTool] build them for the ai package. On the wire they are matched
+// by id: "openai.web_search",
 // "openai.web_search_preview", "openai.file_search",
 // "openai.code_interpreter", "openai.image_generation", "openai.mcp",
 // "openai.tool_search" and "openai.custom" (grammar-constrained custom tools).
