@@ -54,7 +54,9 @@ func BenchmarkConvert(b *testing.B) {
 			Name:        fmt.Sprintf("tool_%04d", i),
 			Description: fmt.Sprintf("Tool number %d of the benchmark; lists records with filters.", i),
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"workspace":{"type":"string"},"query":{"type":"string"},"cursor":{"type":"string"}},"required":["workspace"]}`),
-		}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	}
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
