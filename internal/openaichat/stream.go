@@ -272,15 +272,15 @@ func (s *chatStream) handle(ev sse.Event) {
 		s.emit(RawPart(ev.Data))
 	}
 	data := []byte(ev.Data)
+	if e, ok := ParseStreamError(data); ok {
+		s.errored = true
+		s.emit(provider.ErrorPart{Err: e.APIError(s.url, s.reqBody, s.headers, data)})
+		return
+	}
 	var c streamChunk
 	if err := json.Unmarshal(data, &c); err != nil {
 		s.errored = true
 		s.emit(provider.ErrorPart{Err: &provider.InvalidResponseDataError{Data: data, Message: "invalid stream chunk: " + err.Error()}})
-		return
-	}
-	if e, ok := ParseStreamError(data); ok {
-		s.errored = true
-		s.emit(provider.ErrorPart{Err: e.APIError(s.url, s.reqBody, s.headers, data)})
 		return
 	}
 	if !s.metadataSent && (deref2(c.ID) != "" || deref2(c.Model) != "" || (c.Created != nil && *c.Created != 0)) {

@@ -190,6 +190,23 @@ func TestErrorEventsAfterOutput(t *testing.T) {
 		assert.Equal(t, 5, *fin.Usage.InputTokens.Total)
 		assert.Len(t, replay.Of[provider.TextEnd](parts), 1, "the open text block is closed before the stream ends")
 	})
+	t.Run("responses error event with a numeric code", func(t *testing.T) {
+		body := replay.SSE(
+			`{"type":"response.created","response":{"id":"resp_1","created_at":1,"model":"gpt-4o"}}`,
+			`{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"msg_1","content":[]}}`,
+			`{"type":"error","code":503,"message":"Unavailable.","param":null}`,
+		)
+		srv := replay.NewServer(t, replay.Stream(body))
+		res, err := newProvider(srv).Model("gpt-4o").Stream(context.Background(), prompt("hi"))
+		require.NoError(t, err)
+		parts := replay.Collect(t, res)
+		errs := replay.Of[provider.ErrorPart](parts)
+		require.Len(t, errs, 1)
+		var apiErr *provider.APICallError
+		require.ErrorAs(t, errs[0].Err, &apiErr)
+		assert.Equal(t, 503, apiErr.StatusCode)
+		assert.Equal(t, "Unavailable.", apiErr.Message)
+	})
 	t.Run("responses failed without error event", func(t *testing.T) {
 		body := replay.SSE(
 			`{"type":"response.created","response":{"id":"resp_1","created_at":1,"model":"gpt-4o"}}`,

@@ -22,7 +22,7 @@ type streamEvent struct {
 	ItemID       string          `json:"item_id"`
 	SummaryIndex int             `json:"summary_index"`
 	Delta        string          `json:"delta"`
-	Code         string          `json:"code"`
+	Code         json.RawMessage `json:"code"`
 	Item         *outputItem     `json:"item"`
 	Response     *response       `json:"response"`
 	Annotation   json.RawMessage `json:"annotation"`
@@ -281,7 +281,7 @@ func (s *responsesStream) handle(ev sse.Event) {
 		if c := s.calls[s.index(&e)]; c != nil && c.started {
 			s.emit(provider.ToolInputDelta{ID: c.id, Delta: `"}`}, provider.ToolInputEnd{ID: c.id},
 				provider.ToolCall{ToolCallID: c.id, ToolName: c.name, ProviderExecuted: true,
-					Input: string(mustJSON(map[string]any{"code": e.Code, "containerId": c.container}))})
+					Input: string(mustJSON(map[string]any{"code": argumentText(e.Code), "containerId": c.container}))})
 			c.started = false
 		}
 	case "response.image_generation_call.partial_image":
