@@ -52,12 +52,12 @@ type runner struct {
 	timer    *time.Timer
 
 	// Bridge state.
-	nextID   int           // last request id handed to the guest
-	seq      int           // last dispatch number handed to the host
-	running  int           // dispatched calls not yet settled in the guest
-	calls    map[int]*call // request id -> call not yet settled in the guest
-	ready    []settlement  // settlements waiting to be delivered
-	rejected map[int]*Error
+	nextID   int            // last request id handed to the guest
+	seq      int            // last dispatch number handed to the host
+	running  int            // dispatched calls not yet settled in the guest
+	calls    map[int]*call  // request id -> call not yet settled in the guest
+	ready    []settlement   // settlements waiting to be delivered
+	rejected map[int]*Error // request id -> error its promise was rejected with
 
 	// Outcome.
 	fatal   *Error   // set by host functions; ends the run
