@@ -327,6 +327,9 @@ func (r *GenerateTextResult) ToolCalls() []ToolCall { return partsOf[ToolCall](r
 // ToolResults returns the tool results of all steps.
 func (r *GenerateTextResult) ToolResults() []ToolResult { return partsOf[ToolResult](r.Content()) }
 
+// ToolErrors returns the failed tool calls of all steps.
+func (r *GenerateTextResult) ToolErrors() []ToolError { return partsOf[ToolError](r.Content()) }
+
 // Warnings returns the warnings of all steps.
 func (r *GenerateTextResult) Warnings() []Warning {
 	var out []Warning

@@ -64,6 +64,19 @@ type (
 	ErrorJSONOutput = provider.ErrorJSONOutput
 	// ContentOutput is a tool result made of text, files and custom parts.
 	ContentOutput = provider.ContentOutput
+	// ContentOutputPart is a part of a ContentOutput.
+	ContentOutputPart = provider.ContentOutputPart
+
+	// FileData holds a file's content or says where it is.
+	FileData = provider.FileData
+	// FileBytes is a file's content.
+	FileBytes = provider.FileBytes
+	// FileURL points at a file.
+	FileURL = provider.FileURL
+	// FileReference names a file stored with a provider.
+	FileReference = provider.FileReference
+	// FileText is a text file's content.
+	FileText = provider.FileText
 
 	// ProviderOptions carry provider-specific settings.
 	ProviderOptions = provider.ProviderOptions

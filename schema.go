@@ -2,9 +2,9 @@ package ai
 
 import (
 	"bytes"
+	"sync"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -14,14 +14,20 @@ import (
 // schema is a compiled JSON Schema: its JSON text for providers and the
 // fastest validator that decides exactly like the schema.
 type schema struct {
-	raw      json.RawMessage
+	raw json.RawMessage
+
+	// lazy schemas are compiled on first use; one that does not compile is
+	// not checked locally.
+	lazy     bool
+	once     sync.Once
 	resolved *jsonschema.Resolved
 	// fast validates the raw JSON bytes directly; nil when the schema uses
 	// keywords the fast checker does not cover.
 	fast *jsonvalid.Checker
 }
 
-// compileSchema resolves s once. typed marks schemas inferred from a Go type.
+// compileSchema resolves s now, so that an invalid schema is reported at
+// once.
 func compileSchema(s *jsonschema.Schema, typed bool) (*schema, error) {
 	raw, err := json.Marshal(s)
 	if err != nil {
@@ -34,6 +40,32 @@ func compileSchema(s *jsonschema.Schema, typed bool) (*schema, error) {
 	return &schema{raw: raw, resolved: resolved, fast: jsonvalid.Compile(s)}, nil
 }
 
+// lazySchema keeps a schema's JSON text as given and compiles it on first
+// use.
+func lazySchema(raw json.RawMessage) (*schema, error) {
+	if !json.Valid(raw) {
+		return nil, errors.New("the schema is not valid JSON")
+	}
+	return &schema{raw: raw, lazy: true}, nil
+}
+
+func (s *schema) prepare() {
+	s.once.Do(func() {
+		if !s.lazy {
+			return
+		}
+		var js jsonschema.Schema
+		if err := json.Unmarshal(s.raw, &js); err != nil {
+			return
+		}
+		resolved, err := js.Resolve(nil)
+		if err != nil {
+			return
+		}
+		s.resolved, s.fast = resolved, jsonvalid.Compile(&js)
+	})
+}
+
 // rawSchema wraps a JSON Schema text without validating against it.
 func rawSchema(raw string) *schema {
 	return &schema{raw: json.RawMessage(raw)}
@@ -41,11 +73,18 @@ func rawSchema(raw string) *schema {
 
 // validate checks data, which must be syntactically valid JSON.
 func (s *schema) validate(data []byte) error {
-	if s == nil || s.resolved == nil {
+	if s == nil {
+		return nil
+	}
+	s.prepare()
+	if s.resolved == nil {
 		return nil
 	}
 	if s.fast != nil {
-		return s.fast.Check(data)
+		err := s.fast.Check(data)
+		if !jsonvalid.ErrFallback(err) {
+			return err
+		}
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
@@ -126,4 +165,3 @@ func describeValue(data []byte) string {
 	return string(data)
 }
 
-var _ = fmt.Sprintf

@@ -135,6 +135,12 @@ type ToolDef[In, Out any] struct {
 	// unknown properties are rejected). Inputs are validated against it
 	// before anything else sees them.
 	InputSchema *jsonschema.Schema
+	// RawInputSchema, when set, replaces InputSchema with a schema given as
+	// JSON text (for example by an MCP server). It is sent to models exactly
+	// as given and compiled on first use; a schema this library cannot
+	// compile (for example one using regular expression features Go lacks)
+	// is still sent, but inputs are then not checked locally.
+	RawInputSchema json.RawMessage
 	// InputExamples show the model what inputs look like.
 	InputExamples []In
 	// ContextSchema, when set, validates the tool's ToolsContext entry
@@ -313,18 +319,19 @@ func NewTool[In, Out any](def ToolDef[In, Out]) *FunctionTool {
 
 // NewDynamicTool returns a tool whose input and output types are only known
 // at run time, such as a tool of an MCP server. The input arrives as raw
-// JSON, validated against def.InputSchema (an empty object schema when nil).
-// Its calls and results are flagged Dynamic. NewDynamicTool returns an error
-// when a schema cannot be compiled.
+// JSON, validated against def.RawInputSchema or def.InputSchema (an empty
+// object schema when both are nil). Its calls and results are flagged
+// Dynamic. NewDynamicTool returns an error when def.InputSchema or
+// def.ContextSchema cannot be compiled, or def.RawInputSchema is not JSON.
 func NewDynamicTool(def ToolDef[json.RawMessage, any]) (*FunctionTool, error) {
-	if def.InputSchema == nil {
+	if def.InputSchema == nil && def.RawInputSchema == nil {
 		def.InputSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 	}
 	return newFunctionTool(def, true)
 }
 
 func newFunctionTool[In, Out any](def ToolDef[In, Out], dynamic bool) (*FunctionTool, error) {
-	c, err := buildCore(def.InputSchema, def.ContextSchema, def.OutputSchema, commonDef[In, Out]{
+	c, err := buildCore(def.InputSchema, def.RawInputSchema, def.ContextSchema, def.OutputSchema, commonDef[In, Out]{
 		execute:          def.Execute,
 		executeStream:    def.ExecuteStream,
 		toModelOutput:    def.ToModelOutput,
@@ -370,21 +377,26 @@ type commonDef[In, Out any] struct {
 }
 
 // buildCore compiles the schemas and erases the typed callbacks.
-func buildCore[In, Out any](inputSchema, contextSchema, outputSchema *jsonschema.Schema, d commonDef[In, Out]) (*toolCore, error) {
+func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMessage, contextSchema, outputSchema *jsonschema.Schema, d commonDef[In, Out]) (*toolCore, error) {
 	c := &toolCore{}
-	typed := inputSchema == nil
-	if typed {
-		s, err := jsonschema.For[In](nil)
-		if err != nil {
+	var err error
+	if rawInput != nil {
+		if c.input, err = lazySchema(rawInput); err != nil {
 			return nil, fmt.Errorf("input schema: %w", err)
 		}
-		inputSchema = s
+	} else {
+		typed := inputSchema == nil
+		if typed {
+			s, err := jsonschema.For[In](nil)
+			if err != nil {
+				return nil, fmt.Errorf("input schema: %w", err)
+			}
+			inputSchema = s
+		}
+		if c.input, err = compileSchema(inputSchema, typed); err != nil {
+			return nil, fmt.Errorf("input schema: %w", err)
+		}
 	}
-	in, err := compileSchema(inputSchema, typed)
-	if err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	c.input = in
 	if contextSchema != nil {
 		if c.context, err = compileSchema(contextSchema, false); err != nil {
 			return nil, fmt.Errorf("context schema: %w", err)
@@ -502,7 +514,7 @@ func NewProviderTool(def ProviderToolDef) (*ProviderTool, error) {
 	if schema == nil {
 		schema = &jsonschema.Schema{}
 	}
-	c, err := buildCore(schema, nil, nil, commonDef[json.RawMessage, any]{
+	c, err := buildCore(schema, nil, nil, nil, commonDef[json.RawMessage, any]{
 		execute:       def.Execute,
 		toModelOutput: def.ToModelOutput,
 		needsApproval: def.NeedsApproval,
