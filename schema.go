@@ -2,9 +2,9 @@ package ai
 
 import (
 	"bytes"
-	"sync"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -164,4 +164,3 @@ func describeValue(data []byte) string {
 	}
 	return string(data)
 }
-
