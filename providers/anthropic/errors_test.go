@@ -189,7 +189,8 @@ func TestStreamInvalidEvents(t *testing.T) {
 		"event: content_block_delta\ndata: " + `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ignored"}}` + "\n\n"
 	f := newFakeAPI(t, reply{sse: true, body: body})
 	parts := streamAll(t, testModel(t, f, "claude-sonnet-4-5"), &provider.CallOptions{})
-	assert.Equal(t, []string{"stream-start", "response-metadata", "error", "text-start", "text-delta", "error"}, partTypes(parts))
+	assert.Equal(t, []string{"stream-start", "response-metadata", "error", "text-start", "text-delta", "error", "finish"}, partTypes(parts))
+	assert.Equal(t, provider.FinishError, parts[6].(provider.Finish).FinishReason.Unified)
 	var invalid *provider.InvalidResponseDataError
 	require.ErrorAs(t, parts[2].(provider.ErrorPart).Err, &invalid)
 	require.ErrorAs(t, parts[5].(provider.ErrorPart).Err, &invalid)
@@ -347,4 +348,24 @@ func TestDroppedConnection(t *testing.T) {
 func readAll(r *http.Request) string {
 	b, _ := io.ReadAll(r.Body)
 	return string(b)
+}
+
+// A 200 response that holds an error body fails the call like an error
+// event at the start of a stream.
+func TestGenerateErrorBodyWithSuccessStatus(t *testing.T) {
+	f := newFakeAPI(t, reply{body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`})
+	_, err := testModel(t, f, "claude-sonnet-4-5").Generate(context.Background(), &provider.CallOptions{Prompt: userPrompt("hi")})
+	var apiErr *provider.APICallError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 529, apiErr.StatusCode)
+	assert.True(t, apiErr.Retryable)
+	assert.Equal(t, "Overloaded", apiErr.Message)
+}
+
+func TestGenerateInvalidJSON(t *testing.T) {
+	f := newFakeAPI(t, reply{body: `{"id":`})
+	_, err := testModel(t, f, "claude-sonnet-4-5").Generate(context.Background(), &provider.CallOptions{Prompt: userPrompt("hi")})
+	var invalid *provider.InvalidResponseDataError
+	require.ErrorAs(t, err, &invalid)
+	assert.Equal(t, `{"id":`, string(invalid.Data))
 }

@@ -149,8 +149,13 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 	if err != nil {
 		return nil, err
 	}
+	return m.readStream(ctx, req, r, opts != nil && opts.IncludeRawChunks)
+}
+
+// readStream reads a streaming response up to its first output and returns
+// the stream of the rest.
+func (m *languageModel) readStream(ctx context.Context, req *request, r *httpxResponse, includeRaw bool) (*provider.StreamResult, error) {
 	url := m.p.messagesURL()
-	includeRaw := opts != nil && opts.IncludeRawChunks
 	st := newStreamState(req, includeRaw, m.p.cfg.newID)
 	next, stop := iter.Pull2(httpx.Events(ctx, r.resp))
 

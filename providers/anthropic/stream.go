@@ -118,11 +118,16 @@ func (s *streamState) process(data string) (parts []provider.StreamPart, errFram
 	if s.invalid {
 		return nil, nil
 	}
-	if s.includeRaw && json.Valid([]byte(data)) {
+	var ev streamEvent
+	err := json.Unmarshal([]byte(data), &ev)
+	if s.finished && !s.msgOpen && (err != nil || ev.Type != "message_start") {
+		// The message is complete; only a new message may follow.
+		return nil, nil
+	}
+	if s.includeRaw && err == nil {
 		parts = append(parts, provider.Raw{RawValue: json.RawMessage(data)})
 	}
-	var ev streamEvent
-	if err := json.Unmarshal([]byte(data), &ev); err != nil {
+	if err != nil {
 		return append(parts, provider.ErrorPart{Err: &provider.InvalidResponseDataError{
 			Data:    []byte(data),
 			Message: "the stream event is not valid JSON: " + err.Error(),
@@ -182,10 +187,6 @@ func (s *streamState) messageStart(parts []provider.StreamPart, ev streamEvent, 
 	var u wireUsage
 	json.Unmarshal(msg.Usage, &u)
 	s.totals.merge(u)
-	// Cache counts the start does not report are zero for this message.
-	if u.CacheCreationInputTokens == nil {
-		s.totals.cacheCreationReported = nil
-	}
 	s.rawUsage = map[string]json.RawMessage{}
 	json.Unmarshal(msg.Usage, &s.rawUsage)
 	if len(msg.Container) > 0 && string(msg.Container) != "null" {
@@ -215,6 +216,10 @@ func (s *streamState) messageStart(parts []provider.StreamPart, ev streamEvent, 
 func (s *streamState) blockStart(parts []provider.StreamPart, index int, id string, b contentBlock) []provider.StreamPart {
 	if b.Type == "fallback" {
 		return parts
+	}
+	if s.blocks[index] != nil {
+		// A block may not start twice; close the first one.
+		parts = s.blockStop(parts, index, id)
 	}
 	s.blockType = b.Type
 	switch b.Type {
@@ -484,13 +489,13 @@ func (s *streamState) messageStop(parts []provider.StreamPart) []provider.Stream
 
 // end is called when the body ends. A stream that ends without
 // message_stop was cut off: it finishes as interrupted, or as an error when
-// the API reported one.
+// the API reported one or the events made no sense.
 func (s *streamState) end() []provider.StreamPart {
-	if s.invalid || (s.finished && !s.msgOpen) {
+	if s.finished && !s.msgOpen && !s.invalid {
 		return nil
 	}
 	reason := provider.FinishReason{Unified: provider.FinishInterrupted}
-	if s.sawError {
+	if s.sawError || s.invalid {
 		reason = provider.FinishReason{Unified: provider.FinishError}
 	}
 	s.finished = true
