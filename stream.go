@@ -522,6 +522,15 @@ loop:
 			call := r.parseCall(s, p)
 			calls = append(calls, call)
 			content = append(content, call)
+			e, found := s.tools.execTool(call.ToolName)
+			if found && !call.Invalid {
+				// The callback sees the input before the reader sees the call.
+				if f := e.exec.core().onInputAvailable; f != nil {
+					if err := hook(e, call.ToolCallID, func(o ToolExecutionOptions) error { return f(s.ctx, call.value, o) }); err != nil {
+						return false, err
+					}
+				}
+			}
 			if ok = st.emit(call); !ok {
 				break
 			}
@@ -533,14 +542,8 @@ loop:
 				}
 				break
 			}
-			e, found := s.tools.execTool(call.ToolName)
 			if !found {
 				break
-			}
-			if f := e.exec.core().onInputAvailable; f != nil {
-				if err := hook(e, call.ToolCallID, func(o ToolExecutionOptions) error { return f(s.ctx, call.value, o) }); err != nil {
-					return false, err
-				}
 			}
 			req, resp, err := r.decideApproval(s, e, call)
 			if err != nil {
@@ -715,7 +718,9 @@ func (st *streamer) execute(s *step, calls []ToolCall) ([]ContentPart, error) {
 			if tr, ok := p.(ToolResult); !ok || !tr.Preliminary {
 				outs = append(outs, p.(ContentPart))
 			}
-			if !st.stopped && !st.emit(p) {
+			// Once the generation is cancelled, the failures of the tools it
+			// cancelled are not news; the stream ends with an abort.
+			if !st.stopped && st.r.ctx.Err() == nil && !st.emit(p) {
 				s.cancel()
 			}
 		}
