@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aisdkgo/ai/provider"
 )
 
 // Capabilities describe what an OpenAI model accepts, derived from its id.
@@ -70,4 +72,62 @@ func ModelCapabilities(modelID string) Capabilities {
 		}
 	}
 	return c
+}
+
+// RejectsSampling reports whether the model rejects temperature, top_p and
+// logprobs with the given reasoning effort: reasoning models do, except the
+// GPT-5.1 family with effort "none".
+func (c Capabilities) RejectsSampling(effort string) bool {
+	return c.ReasoningModel && (effort != "none" || !c.NonReasoningParameters)
+}
+
+// Dropper removes fields a model rejects from a request body and keeps a
+// warning for each field it removed.
+type Dropper struct {
+	Body     map[string]any
+	Warnings []provider.Warning
+}
+
+// Drop removes key and records w when key was set.
+func (d *Dropper) Drop(key string, w provider.Warning) {
+	if _, ok := d.Body[key]; ok {
+		delete(d.Body, key)
+		d.Warnings = append(d.Warnings, w)
+	}
+}
+
+// CacheRetention removes prompt_cache_retention, which GPT-6 and later
+// models replace with prompt_cache_options.
+func (d *Dropper) CacheRetention(c Capabilities) {
+	if c.GPT6 {
+		d.Drop("prompt_cache_retention", provider.Warning{Type: "unsupported", Feature: "promptCacheRetention",
+			Details: "GPT-6 and later models do not support promptCacheRetention; use promptCacheOptions"})
+	}
+}
+
+// Sampling removes temperature and top_p when the model rejects them.
+func (d *Dropper) Sampling(c Capabilities, effort string) {
+	if c.RejectsSampling(effort) {
+		d.Drop("temperature", provider.Warning{Type: "unsupported", Feature: "temperature", Details: "temperature is not supported for reasoning models"})
+		d.Drop("top_p", provider.Warning{Type: "unsupported", Feature: "topP", Details: "topP is not supported for reasoning models"})
+	}
+}
+
+// ServiceTier removes a service tier the model does not offer.
+func (d *Dropper) ServiceTier(c Capabilities, tier *string) {
+	if tier == nil {
+		return
+	}
+	switch *tier {
+	case "flex":
+		if !c.FlexProcessing {
+			d.Drop("service_tier", provider.Warning{Type: "unsupported", Feature: "serviceTier",
+				Details: "flex processing is only available for o3, o4-mini and gpt-5 models"})
+		}
+	case "priority", "fast":
+		if !c.PriorityProcessing {
+			d.Drop("service_tier", provider.Warning{Type: "unsupported", Feature: "serviceTier",
+				Details: "priority processing is only available for supported models (gpt-4, gpt-5, gpt-5-mini, o3, o4-mini) and needs Enterprise access"})
+		}
+	}
 }

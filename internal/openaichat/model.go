@@ -131,20 +131,9 @@ func (m *Model) Generate(ctx context.Context, opts *provider.CallOptions) (*prov
 		return nil, err
 	}
 	var parsed chatResponse
-	raw, err := httpx.ReadJSON(resp, &parsed)
+	raw, err := ReadResponse(ctx, resp, &parsed, m.s.URL, reqBody)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		var invalid *provider.InvalidResponseDataError
-		if errors.As(err, &invalid) {
-			return nil, err
-		}
-		return nil, &provider.APICallError{
-			Message: "reading the response failed: " + err.Error(), URL: m.s.URL,
-			StatusCode: resp.StatusCode, RequestBody: reqBody, ResponseHeaders: resp.Header,
-			Retryable: true, Cause: err,
-		}
+		return nil, err
 	}
 	result, err := m.parseResponse(&parsed, raw, call, reqBody, resp.Header)
 	if err != nil {
@@ -154,6 +143,29 @@ func (m *Model) Generate(ctx context.Context, opts *provider.CallOptions) (*prov
 	result.Response.Headers = resp.Header
 	result.Response.Body = raw
 	return result, nil
+}
+
+// ReadResponse reads and decodes the JSON body of a successful response to
+// the request sent to url. A body that does not decode is an
+// [provider.InvalidResponseDataError]; a failed read is a retryable API call
+// error, or ctx's error when ctx ended.
+func ReadResponse(ctx context.Context, resp *http.Response, v any, url string, reqBody []byte) ([]byte, error) {
+	raw, err := httpx.ReadJSON(resp, v)
+	if err == nil {
+		return raw, nil
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	var invalid *provider.InvalidResponseDataError
+	if errors.As(err, &invalid) {
+		return nil, err
+	}
+	return nil, &provider.APICallError{
+		Message: "reading the response failed: " + err.Error(), URL: url,
+		StatusCode: resp.StatusCode, RequestBody: reqBody, ResponseHeaders: resp.Header,
+		Retryable: true, Cause: err,
+	}
 }
 
 func (m *Model) headers(opts *provider.CallOptions) (http.Header, error) {

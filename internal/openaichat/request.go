@@ -255,27 +255,17 @@ func (m *Model) prepare(opts *provider.CallOptions, stream bool) (*preparedCall,
 
 // applyModelRules removes what OpenAI models reject, with a warning each.
 func applyModelRules(body map[string]any, caps Capabilities, modelID string, o chatOptions, effort string) []provider.Warning {
-	var warnings []provider.Warning
-	drop := func(key string, w provider.Warning) {
-		if _, ok := body[key]; ok {
-			delete(body, key)
-			warnings = append(warnings, w)
-		}
-	}
-	if caps.GPT6 {
-		drop("prompt_cache_retention", provider.Warning{Type: "unsupported", Feature: "promptCacheRetention",
-			Details: "GPT-6 and later models do not support promptCacheRetention; use promptCacheOptions"})
-	}
+	d := &Dropper{Body: body}
+	d.CacheRetention(caps)
 	if caps.ReasoningModel {
-		if effort != "none" || !caps.NonReasoningParameters {
-			drop("temperature", provider.Warning{Type: "unsupported", Feature: "temperature", Details: "temperature is not supported for reasoning models"})
-			drop("top_p", provider.Warning{Type: "unsupported", Feature: "topP", Details: "topP is not supported for reasoning models"})
-			drop("logprobs", provider.Warning{Type: "other", Message: "logprobs is not supported for reasoning models"})
+		d.Sampling(caps, effort)
+		if caps.RejectsSampling(effort) {
+			d.Drop("logprobs", provider.Warning{Type: "other", Message: "logprobs is not supported for reasoning models"})
 		}
-		drop("frequency_penalty", provider.Warning{Type: "unsupported", Feature: "frequencyPenalty", Details: "frequencyPenalty is not supported for reasoning models"})
-		drop("presence_penalty", provider.Warning{Type: "unsupported", Feature: "presencePenalty", Details: "presencePenalty is not supported for reasoning models"})
-		drop("logit_bias", provider.Warning{Type: "other", Message: "logitBias is not supported for reasoning models"})
-		drop("top_logprobs", provider.Warning{Type: "other", Message: "topLogprobs is not supported for reasoning models"})
+		d.Drop("frequency_penalty", provider.Warning{Type: "unsupported", Feature: "frequencyPenalty", Details: "frequencyPenalty is not supported for reasoning models"})
+		d.Drop("presence_penalty", provider.Warning{Type: "unsupported", Feature: "presencePenalty", Details: "presencePenalty is not supported for reasoning models"})
+		d.Drop("logit_bias", provider.Warning{Type: "other", Message: "logitBias is not supported for reasoning models"})
+		d.Drop("top_logprobs", provider.Warning{Type: "other", Message: "topLogprobs is not supported for reasoning models"})
 		if v, ok := body["max_tokens"]; ok {
 			if _, set := body["max_completion_tokens"]; !set {
 				body["max_completion_tokens"] = v
@@ -283,24 +273,11 @@ func applyModelRules(body map[string]any, caps Capabilities, modelID string, o c
 			delete(body, "max_tokens")
 		}
 	} else if strings.HasPrefix(modelID, "gpt-4o-search-preview") || strings.HasPrefix(modelID, "gpt-4o-mini-search-preview") {
-		drop("temperature", provider.Warning{Type: "unsupported", Feature: "temperature",
+		d.Drop("temperature", provider.Warning{Type: "unsupported", Feature: "temperature",
 			Details: "temperature is not supported for the search preview models and has been removed"})
 	}
-	if o.ServiceTier != nil {
-		switch *o.ServiceTier {
-		case "flex":
-			if !caps.FlexProcessing {
-				drop("service_tier", provider.Warning{Type: "unsupported", Feature: "serviceTier",
-					Details: "flex processing is only available for o3, o4-mini and gpt-5 models"})
-			}
-		case "priority", "fast":
-			if !caps.PriorityProcessing {
-				drop("service_tier", provider.Warning{Type: "unsupported", Feature: "serviceTier",
-					Details: "priority processing is only available for supported models (gpt-4, gpt-5, gpt-5-mini, o3, o4-mini) and needs Enterprise access"})
-			}
-		}
-	}
-	return warnings
+	d.ServiceTier(caps, o.ServiceTier)
+	return d.Warnings
 }
 
 // prepareTools converts tool definitions and the tool choice. No tools means

@@ -265,7 +265,7 @@ func (m *Model) parseResponse(r *chatResponse, raw []byte, call *preparedCall, r
 		Usage:            m.usage(r.Usage),
 		Warnings:         call.warnings,
 		ProviderMetadata: provider.ProviderMetadata{call.metaKey: meta},
-		Response:         &provider.ResponseInfo{ID: deref2(r.ID), ModelID: deref2(r.Model), Timestamp: timestamp(r.Created)},
+		Response:         &provider.ResponseInfo{ID: stringOf(r.ID), ModelID: stringOf(r.Model), Timestamp: timestamp(r.Created)},
 	}, nil
 }
 
@@ -284,7 +284,7 @@ func logprobs(raw json.RawMessage) []any {
 	return append(append([]any{}, lp.Content...), lp.Refusal...)
 }
 
-func deref2(p *string) string {
+func stringOf(p *string) string {
 	if p == nil {
 		return ""
 	}

@@ -77,11 +77,64 @@ func (s *EventSource) Peek(keep func(sse.Event) bool) (last sse.Event, ok bool, 
 // Stop releases the response body.
 func (s *EventSource) Stop() { s.stop() }
 
-// Claim marks the source as consumed; it reports false when it already was.
-func (s *EventSource) Claim() bool { return !s.used.Swap(true) }
+// Parser turns the events of one response into stream parts, which it
+// queues with the emit function it was made with.
+type Parser interface {
+	// Handle processes one event.
+	Handle(ev sse.Event)
+	// End is called after the last event; it emits the closing parts,
+	// finish included.
+	End()
+}
 
-// Events yields the buffered events, then the rest of the stream.
-func (s *EventSource) Events() iter.Seq2[sse.Event, error] {
+// Parts returns the stream of the response: stream-start with warnings,
+// then for each event its raw chunk (when includeRaw is set) and the parts
+// the parser emits, then the parts it emits at the end. newParser is called
+// when ranging starts. A read error ends the stream with [ReadError]. The
+// stream may be ranged over once; stopping early releases the body.
+func (s *EventSource) Parts(ctx context.Context, url string, warnings []provider.Warning, includeRaw bool,
+	newParser func(emit func(provider.StreamPart)) Parser) iter.Seq2[provider.StreamPart, error] {
+	return func(yield func(provider.StreamPart, error) bool) {
+		defer s.Stop()
+		if s.used.Swap(true) {
+			yield(nil, ErrStreamConsumed)
+			return
+		}
+		var queue []provider.StreamPart
+		p := newParser(func(part provider.StreamPart) { queue = append(queue, part) })
+		flush := func() bool {
+			for i, part := range queue {
+				if !yield(part, nil) {
+					return false
+				}
+				queue[i] = nil
+			}
+			queue = queue[:0]
+			return true
+		}
+		if !yield(provider.StreamStart{Warnings: warnings}, nil) {
+			return
+		}
+		for ev, err := range s.events() {
+			if err != nil {
+				yield(nil, ReadError(ctx, err, url))
+				return
+			}
+			if includeRaw {
+				queue = append(queue, RawPart(ev.Data))
+			}
+			p.Handle(ev)
+			if !flush() {
+				return
+			}
+		}
+		p.End()
+		flush()
+	}
+}
+
+// events yields the buffered events, then the rest of the stream.
+func (s *EventSource) events() iter.Seq2[sse.Event, error] {
 	return func(yield func(sse.Event, error) bool) {
 		for len(s.pending) > 0 {
 			ev := s.pending[0]
@@ -143,42 +196,12 @@ func (m *Model) streamResponse(ctx context.Context, resp *http.Response, call *p
 			return nil, frameErr
 		}
 	}
-	seq := func(yield func(provider.StreamPart, error) bool) {
-		defer src.Stop()
-		if !src.Claim() {
-			yield(nil, ErrStreamConsumed)
-			return
-		}
-		st := &chatStream{m: m, call: call, url: m.s.URL, reqBody: reqBody, headers: resp.Header, includeRaw: includeRaw,
+	seq := src.Parts(ctx, m.s.URL, call.warnings, includeRaw, func(emit func(provider.StreamPart)) Parser {
+		st := &chatStream{m: m, call: call, url: m.s.URL, reqBody: reqBody, headers: resp.Header, emit: emit,
 			pending: map[int]*pendingCall{}, forwarded: map[int]bool{}}
-		st.tracker = newToolTracker(m.s.newID, st.emit)
-		if !yield(provider.StreamStart{Warnings: call.warnings}, nil) {
-			return
-		}
-		flush := func() bool {
-			for i, p := range st.out {
-				if !yield(p, nil) {
-					st.out = nil
-					return false
-				}
-				st.out[i] = nil
-			}
-			st.out = st.out[:0]
-			return true
-		}
-		for ev, err := range src.Events() {
-			if err != nil {
-				yield(nil, ReadError(ctx, err, m.s.URL))
-				return
-			}
-			st.handle(ev)
-			if !flush() {
-				return
-			}
-		}
-		st.end()
-		flush()
-	}
+		st.tracker = newToolTracker(m.s.newID, emit)
+		return st
+	})
 	return &provider.StreamResult{
 		Stream:   seq,
 		Request:  &provider.RequestInfo{URL: m.s.URL, Body: reqBody},
@@ -226,14 +249,13 @@ type pendingCall struct {
 
 // chatStream is the state of one streamed chat completion.
 type chatStream struct {
-	m          *Model
-	call       *preparedCall
-	url        string
-	reqBody    []byte
-	headers    http.Header
-	includeRaw bool
+	m       *Model
+	call    *preparedCall
+	url     string
+	reqBody []byte
+	headers http.Header
+	emit    func(provider.StreamPart)
 
-	out     []provider.StreamPart
 	tracker *toolTracker
 	// pending buffers tool call fragments per index until one carries the
 	// function name; some servers send the id or arguments first.
@@ -251,8 +273,6 @@ type chatStream struct {
 	logprobs      []any
 }
 
-func (s *chatStream) emit(p provider.StreamPart) { s.out = append(s.out, p) }
-
 const (
 	textID      = "txt-0"
 	reasoningID = "reasoning-0"
@@ -267,10 +287,8 @@ func RawPart(data string) provider.Raw {
 	return provider.Raw{RawValue: b}
 }
 
-func (s *chatStream) handle(ev sse.Event) {
-	if s.includeRaw {
-		s.emit(RawPart(ev.Data))
-	}
+// Handle processes one chunk.
+func (s *chatStream) Handle(ev sse.Event) {
 	data := []byte(ev.Data)
 	if e, ok := ParseStreamError(data); ok {
 		s.errored = true
@@ -283,9 +301,9 @@ func (s *chatStream) handle(ev sse.Event) {
 		s.emit(provider.ErrorPart{Err: &provider.InvalidResponseDataError{Data: data, Message: "invalid stream chunk: " + err.Error()}})
 		return
 	}
-	if !s.metadataSent && (deref2(c.ID) != "" || deref2(c.Model) != "" || (c.Created != nil && *c.Created != 0)) {
+	if !s.metadataSent && (stringOf(c.ID) != "" || stringOf(c.Model) != "" || (c.Created != nil && *c.Created != 0)) {
 		s.metadataSent = true
-		s.emit(provider.ResponseMetadata{ID: deref2(c.ID), ModelID: deref2(c.Model), Timestamp: timestamp(c.Created)})
+		s.emit(provider.ResponseMetadata{ID: stringOf(c.ID), ModelID: stringOf(c.Model), Timestamp: timestamp(c.Created)})
 	}
 	if len(c.Usage) > 0 && string(c.Usage) != "null" {
 		s.usage = c.Usage
@@ -406,8 +424,8 @@ func (s *chatStream) addTool(d toolDelta) {
 	}
 }
 
-// end closes open blocks and tool calls and emits the finish part.
-func (s *chatStream) end() {
+// End closes open blocks and tool calls and emits the finish part.
+func (s *chatStream) End() {
 	s.closeReasoning()
 	if s.textOpen {
 		s.emit(provider.TextEnd{ID: textID})

@@ -32,22 +32,22 @@ func convertUsage(raw json.RawMessage) provider.Usage {
 	if json.Unmarshal(raw, &u) != nil {
 		return provider.Usage{Raw: raw}
 	}
-	prompt := deref(u.PromptTokens)
-	completion := deref(u.CompletionTokens)
+	prompt := intOf(u.PromptTokens)
+	completion := intOf(u.CompletionTokens)
 	cacheRead := 0
 	var cacheWrite *int
 	if d := u.PromptTokensDetails; d != nil {
-		cacheRead = deref(d.CachedTokens)
+		cacheRead = intOf(d.CachedTokens)
 		cacheWrite = d.CacheWriteTokens
 	}
 	reasoning := 0
 	if d := u.CompletionTokensDetails; d != nil {
-		reasoning = deref(d.ReasoningTokens)
+		reasoning = intOf(d.ReasoningTokens)
 	}
 	return provider.Usage{
 		InputTokens: provider.InputTokens{
 			Total:      ptr(prompt),
-			NoCache:    ptr(prompt - cacheRead - deref(cacheWrite)),
+			NoCache:    ptr(prompt - cacheRead - intOf(cacheWrite)),
 			CacheRead:  ptr(cacheRead),
 			CacheWrite: cacheWrite,
 		},
@@ -80,7 +80,7 @@ func predictionMetadata(raw json.RawMessage, meta map[string]any) {
 
 func ptr[T any](v T) *T { return &v }
 
-func deref(p *int) int {
+func intOf(p *int) int {
 	if p == nil {
 		return 0
 	}

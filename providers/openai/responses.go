@@ -258,21 +258,11 @@ func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, er
 		}
 	}
 
-	drop := func(key string, w provider.Warning) {
-		if _, ok := body[key]; ok {
-			delete(body, key)
-			warnings = append(warnings, w)
-		}
-	}
-	if caps.GPT6 {
-		drop("prompt_cache_retention", provider.Warning{Type: "unsupported", Feature: "promptCacheRetention",
-			Details: "GPT-6 and later models do not support promptCacheRetention; use promptCacheOptions"})
-	}
+	caps.ReasoningModel = reasoningModel
+	d := &openaichat.Dropper{Body: body}
+	d.CacheRetention(caps)
 	if reasoningModel {
-		if !(effort == "none" && caps.NonReasoningParameters) {
-			drop("temperature", provider.Warning{Type: "unsupported", Feature: "temperature", Details: "temperature is not supported for reasoning models"})
-			drop("top_p", provider.Warning{Type: "unsupported", Feature: "topP", Details: "topP is not supported for reasoning models"})
-		}
+		d.Sampling(caps, effort)
 		if caps.ReasoningEfforts != nil && topLogprobs != nil {
 			delete(body, "top_logprobs")
 			include = slices.DeleteFunc(include, func(s string) bool { return s == "message.output_text.logprobs" })
@@ -281,23 +271,11 @@ func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, er
 			} else {
 				body["include"] = include
 			}
-			warnings = append(warnings, provider.Warning{Type: "unsupported", Feature: "logprobs", Details: "logprobs is not supported for reasoning models"})
+			d.Warnings = append(d.Warnings, provider.Warning{Type: "unsupported", Feature: "logprobs", Details: "logprobs is not supported for reasoning models"})
 		}
 	}
-	if o.ServiceTier != nil {
-		switch *o.ServiceTier {
-		case "flex":
-			if !caps.FlexProcessing {
-				drop("service_tier", provider.Warning{Type: "unsupported", Feature: "serviceTier",
-					Details: "flex processing is only available for o3, o4-mini and gpt-5 models"})
-			}
-		case "priority", "fast":
-			if !caps.PriorityProcessing {
-				drop("service_tier", provider.Warning{Type: "unsupported", Feature: "serviceTier",
-					Details: "priority processing is only available for supported models (gpt-4, gpt-5, gpt-5-mini, o3, o4-mini) and needs Enterprise access"})
-			}
-		}
-	}
+	d.ServiceTier(caps, o.ServiceTier)
+	warnings = append(warnings, d.Warnings...)
 	if tools != nil {
 		body["tools"] = tools
 		body["tool_choice"] = toolChoice
@@ -351,17 +329,9 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 		return nil, err
 	}
 	var r response
-	raw, err := httpx.ReadJSON(resp, &r)
+	raw, err := openaichat.ReadResponse(ctx, resp, &r, m.url, reqBody)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		var invalid *provider.InvalidResponseDataError
-		if errors.As(err, &invalid) {
-			return nil, err
-		}
-		return nil, &provider.APICallError{Message: "reading the response failed: " + err.Error(), URL: m.url,
-			StatusCode: resp.StatusCode, RequestBody: reqBody, ResponseHeaders: resp.Header, Retryable: true, Cause: err}
+		return nil, err
 	}
 	if r.Error != nil {
 		return nil, &provider.APICallError{Message: r.Error.Message, URL: m.url, StatusCode: 400, RequestBody: reqBody,

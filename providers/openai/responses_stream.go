@@ -81,39 +81,9 @@ func (m *responsesModel) streamResponse(ctx context.Context, resp *http.Response
 		src.Stop()
 		return nil, frameErr
 	}
-	seq := func(yield func(provider.StreamPart, error) bool) {
-		defer src.Stop()
-		if !src.Claim() {
-			yield(nil, openaichat.ErrStreamConsumed)
-			return
-		}
-		st := newResponsesStream(m, call, reqBody, resp.Header, includeRaw)
-		if !yield(provider.StreamStart{Warnings: call.warnings}, nil) {
-			return
-		}
-		flush := func() bool {
-			for _, p := range st.out {
-				if !yield(p, nil) {
-					return false
-				}
-			}
-			clear(st.out)
-			st.out = st.out[:0]
-			return true
-		}
-		for ev, err := range src.Events() {
-			if err != nil {
-				yield(nil, openaichat.ReadError(ctx, err, m.url))
-				return
-			}
-			st.handle(ev)
-			if !flush() {
-				return
-			}
-		}
-		st.end()
-		flush()
-	}
+	seq := src.Parts(ctx, m.url, call.warnings, includeRaw, func(emit func(provider.StreamPart)) openaichat.Parser {
+		return newResponsesStream(m, call, reqBody, resp.Header, emit)
+	})
 	return &provider.StreamResult{
 		Stream:   seq,
 		Request:  &provider.RequestInfo{URL: m.url, Body: reqBody},
@@ -148,13 +118,11 @@ type reasoningItem struct {
 
 // responsesStream is the state of one streamed response.
 type responsesStream struct {
-	m          *responsesModel
-	call       *responsesCall
-	reqBody    []byte
-	headers    http.Header
-	includeRaw bool
-
-	out []provider.StreamPart
+	m       *responsesModel
+	call    *responsesCall
+	reqBody []byte
+	headers http.Header
+	out     func(provider.StreamPart)
 
 	responseID   string
 	errored      bool
@@ -180,9 +148,9 @@ type responsesStream struct {
 	messageIndex map[string]int
 }
 
-func newResponsesStream(m *responsesModel, call *responsesCall, reqBody []byte, headers http.Header, includeRaw bool) *responsesStream {
+func newResponsesStream(m *responsesModel, call *responsesCall, reqBody []byte, headers http.Header, out func(provider.StreamPart)) *responsesStream {
 	return &responsesStream{
-		m: m, call: call, reqBody: reqBody, headers: headers, includeRaw: includeRaw,
+		m: m, call: call, reqBody: reqBody, headers: headers, out: out,
 		finish:    provider.FinishReason{Unified: provider.FinishInterrupted},
 		calls:     map[int]*ongoingCall{},
 		reasoning: map[string]*reasoningItem{},
@@ -213,7 +181,7 @@ func (s *responsesStream) emit(parts ...provider.StreamPart) {
 			}
 			s.openTools = slices.Delete(s.openTools, i, i+1)
 		}
-		s.out = append(s.out, p)
+		s.out(p)
 	}
 }
 
@@ -239,10 +207,8 @@ func (s *responsesStream) textID(ev *streamEvent, fallback string) string {
 	return fallback
 }
 
-func (s *responsesStream) handle(ev sse.Event) {
-	if s.includeRaw {
-		s.emit(openaichat.RawPart(ev.Data))
-	}
+// Handle processes one event.
+func (s *responsesStream) Handle(ev sse.Event) {
 	data := []byte(ev.Data)
 	var e streamEvent
 	if err := json.Unmarshal(data, &e); err != nil {
@@ -675,9 +641,9 @@ func (s *responsesStream) reasoningDelta(itemID string, index int, delta string)
 	s.emit(provider.ReasoningDelta{ID: id, Delta: delta, ProviderMetadata: meta(map[string]any{"itemId": itemID})})
 }
 
-// end closes the blocks a failed or interrupted stream left open and emits
+// End closes the blocks a failed or interrupted stream left open and emits
 // the finish part.
-func (s *responsesStream) end() {
+func (s *responsesStream) End() {
 	for _, id := range slices.Clone(s.openTools) {
 		s.emit(provider.ToolInputEnd{ID: id})
 	}
