@@ -8,7 +8,7 @@ import (
 
 // loadSealTools reads the Seal-Tools dev split (4,076 tools, 700 requests)
 // kept with the tool-retrieval evaluation.
-func loadSealTools(b *testing.B) ([]SearchCandidate, []string) {
+func loadSealTools(b testing.TB) ([]SearchCandidate, []string) {
 	b.Helper()
 	raw, err := os.ReadFile("internal/toolret/testdata/sealtools.dev.json")
 	if err != nil {

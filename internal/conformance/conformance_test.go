@@ -11,15 +11,21 @@ import (
 
 // TestPublicScenarios replays every scenario of testdata/public and
 // compares the trace with the recorded reference trace.
-func TestPublicScenarios(t *testing.T) { replayDir(t, "testdata/public", 30) }
+func TestPublicScenarios(t *testing.T) { replayDir(t, "testdata/public", 30, RunScenario) }
+
+// TestPublicScenariosThroughAgent replays the public scenarios through an
+// ai.Agent: the traces must be the same.
+func TestPublicScenariosThroughAgent(t *testing.T) {
+	replayDir(t, "testdata/public", 30, RunScenarioThroughAgent)
+}
 
 // TestExtraScenarios replays the scenarios of testdata/extra, which cover
 // approval, resumed conversations, per-step preparation, tool order,
 // model-output mapping, dynamic tools, failing searches, invalid inputs and
 // stream errors.
-func TestExtraScenarios(t *testing.T) { replayDir(t, "testdata/extra", 40) }
+func TestExtraScenarios(t *testing.T) { replayDir(t, "testdata/extra", 40, RunScenario) }
 
-func replayDir(t *testing.T, dir string, atLeast int) {
+func replayDir(t *testing.T, dir string, atLeast int, run func(context.Context, *Scenario) (map[string]any, error)) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +39,7 @@ func replayDir(t *testing.T, dir string, atLeast int) {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			checkScenario(t, f, strings.TrimSuffix(f, ".json")+".trace.json")
+			checkScenario(t, f, strings.TrimSuffix(f, ".json")+".trace.json", run)
 		})
 	}
 	if n < atLeast {
@@ -41,7 +47,7 @@ func replayDir(t *testing.T, dir string, atLeast int) {
 	}
 }
 
-func checkScenario(t *testing.T, scenarioFile, traceFile string) {
+func checkScenario(t *testing.T, scenarioFile, traceFile string, run func(context.Context, *Scenario) (map[string]any, error)) {
 	t.Helper()
 	data, err := os.ReadFile(scenarioFile)
 	if err != nil {
@@ -51,7 +57,7 @@ func checkScenario(t *testing.T, scenarioFile, traceFile string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trace, err := RunScenario(context.Background(), s)
+	trace, err := run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,16 @@ func (b *built) rec() *recorder {
 
 // RunScenario plays a scenario and returns its trace as a JSON-ready value.
 func RunScenario(ctx context.Context, s *Scenario) (map[string]any, error) {
+	return runScenario(ctx, s, false)
+}
+
+// RunScenarioThroughAgent plays a scenario through an [ai.Agent] configured
+// with the scenario's settings; the trace must not differ.
+func RunScenarioThroughAgent(ctx context.Context, s *Scenario) (map[string]any, error) {
+	return runScenario(ctx, s, true)
+}
+
+func runScenario(ctx context.Context, s *Scenario, viaAgent bool) (map[string]any, error) {
 	b, setupErr := buildTools(s)
 	var scenErr *ScenarioError
 	if errors.As(setupErr, &scenErr) {
@@ -68,7 +78,7 @@ func RunScenario(ctx context.Context, s *Scenario) (map[string]any, error) {
 	}
 	var traces []any
 	for _, r := range runs {
-		t, err := executeRun(ctx, s.merged(r), b)
+		t, err := executeRun(ctx, s.merged(r), b, viaAgent)
 		if err != nil {
 			return nil, err
 		}
@@ -621,7 +631,7 @@ func stopWhen(raw json.RawMessage) (ai.StopCondition, error) {
 }
 
 // executeRun runs one generation and returns its trace.
-func executeRun(ctx context.Context, r Run, b *built) (map[string]any, error) {
+func executeRun(ctx context.Context, r Run, b *built, viaAgent bool) (map[string]any, error) {
 	rec := &recorder{}
 	for _, resp := range r.Responses {
 		set := len(resp.Usage) > 0 && string(resp.Usage) != "null"
@@ -649,9 +659,19 @@ func executeRun(ctx context.Context, r Run, b *built) (map[string]any, error) {
 	if r.Mode != nil {
 		mode = *r.Mode
 	}
+	if viaAgent && opts.StopWhen == nil {
+		// An agent's default is several steps; the scenarios assume one.
+		opts.StopWhen = ai.StepCountIs(1)
+	}
 	switch mode {
 	case "generate":
-		res, err := ai.GenerateText(ctx, opts)
+		var res *ai.GenerateTextResult
+		var err error
+		if viaAgent {
+			res, err = agentFor(opts).Generate(ctx, agentCall(opts))
+		} else {
+			res, err = ai.GenerateText(ctx, opts)
+		}
 		if err != nil {
 			if se := scenarioErr(err); se != nil {
 				return nil, se
@@ -661,7 +681,7 @@ func executeRun(ctx context.Context, r Run, b *built) (map[string]any, error) {
 			trace["text"] = res.Text
 		}
 	case "stream":
-		if err := b.stream(ctx, opts, rec, trace); err != nil {
+		if err := b.stream(ctx, opts, rec, trace, viaAgent); err != nil {
 			return nil, err
 		}
 	default:
@@ -692,4 +712,15 @@ func scenarioErr(err error) error {
 		return se
 	}
 	return nil
+}
+
+// agentFor makes an agent holding everything but the prompt of opts.
+func agentFor(opts ai.GenerateTextOptions) *ai.Agent {
+	settings := opts
+	settings.Prompt, settings.Messages = "", nil
+	return ai.NewAgent(ai.AgentOptions{Settings: settings})
+}
+
+func agentCall(opts ai.GenerateTextOptions) ai.AgentCall {
+	return ai.AgentCall{Prompt: opts.Prompt, Messages: opts.Messages}
 }

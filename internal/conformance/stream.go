@@ -8,8 +8,14 @@ import (
 )
 
 // stream runs a stream-mode generation and records its parts.
-func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *recorder, trace map[string]any) error {
-	res, err := ai.StreamText(ctx, opts)
+func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *recorder, trace map[string]any, viaAgent bool) error {
+	var res *ai.StreamTextResult
+	var err error
+	if viaAgent {
+		res, err = agentFor(opts).Stream(ctx, agentCall(opts))
+	} else {
+		res, err = ai.StreamText(ctx, opts)
+	}
 	if err != nil {
 		if se := scenarioErr(err); se != nil {
 			return se
