@@ -117,4 +117,23 @@
 // The provider metadata "anthropic" of a call holds the raw usage,
 // cacheCreationInputTokens, stopSequence, stopDetails, iterations, container
 // and contextManagement.
+//
+// # Differences from the TypeScript provider
+//
+//   - A stream that ends without message_stop still ends with a finish
+//     part: interrupted, or error when the API reported an error or the
+//     events made no sense. Events after a finished message, other than a
+//     new message_start, are ignored, and so are event and block types this
+//     package does not know.
+//   - A named tool choice that names a provider tool is sent with the
+//     tool's API name.
+//   - A tool search result whose call was in an earlier response belongs to
+//     the BM25 search tool when the request declares it, else to the regex
+//     one.
+//   - Images of media type "image" or "image/*" get their type from their
+//     bytes; data: URLs are sent as base64 data; Anthropic file ids are
+//     accepted through [provider.FileReference].
+//   - Not supported: mid-conversation tool changes, the computer toolset,
+//     server-side fallbacks and safeguards, and a custom provider name for
+//     the options.
 package anthropic

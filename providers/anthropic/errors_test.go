@@ -369,3 +369,13 @@ func TestGenerateInvalidJSON(t *testing.T) {
 	require.ErrorAs(t, err, &invalid)
 	assert.Equal(t, `{"id":`, string(invalid.Data))
 }
+
+func TestStreamEmptyBody(t *testing.T) {
+	f := newFakeAPI(t, reply{sse: true, body: ": nothing but a comment\n\n"})
+	parts := streamAll(t, testModel(t, f, "claude-sonnet-4-5"), &provider.CallOptions{})
+	require.Equal(t, []string{"stream-start", "finish"}, partTypes(parts))
+	fin := parts[1].(provider.Finish)
+	assert.Equal(t, provider.FinishInterrupted, fin.FinishReason.Unified)
+	assert.Nil(t, fin.Usage.InputTokens.Total)
+	assert.Nil(t, fin.Usage.OutputTokens.Total)
+}

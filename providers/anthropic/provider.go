@@ -16,8 +16,9 @@ const DefaultBaseURL = "https://api.anthropic.com/v1"
 // apiVersion is sent as the anthropic-version header.
 const apiVersion = "2023-06-01"
 
-// userAgent identifies this package in the User-Agent header.
-const userAgent = "aisdkgo/anthropic"
+// userAgent identifies this package in the User-Agent header; it is
+// appended to a User-Agent given with the headers.
+const userAgent = "aisdkgo-anthropic"
 
 // Provider creates Anthropic language models. Create one with [New]; it is
 // safe for concurrent use.

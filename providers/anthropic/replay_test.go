@@ -2,6 +2,10 @@ package anthropic
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -546,5 +550,46 @@ func TestReplayErrorBodies(t *testing.T) {
 				assert.NotEmpty(t, apiErr.RequestBody)
 			}
 		})
+	}
+}
+
+// One model value serves concurrent calls.
+func TestConcurrentCalls(t *testing.T) {
+	text := readFixture(t, "anthropic-text.json")
+	events := sseBody(t, chunkResponses(t, "anthropic-text.chunks.txt")[0])
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"stream":true`) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, events)
+			return
+		}
+		io.WriteString(w, text)
+	}))
+	defer srv.Close()
+	m := New(WithAPIKey("k"), WithBaseURL(srv.URL)).Model("claude-sonnet-4-5")
+	done := make(chan error, 16)
+	for range 8 {
+		go func() {
+			res, err := m.Generate(t.Context(), &provider.CallOptions{Prompt: userPrompt("hi")})
+			if err == nil && res.Content[0].(provider.Text).Text == "" {
+				err = errors.New("no text")
+			}
+			done <- err
+		}()
+		go func() {
+			res, err := m.Stream(t.Context(), &provider.CallOptions{Prompt: userPrompt("hi")})
+			if err == nil {
+				for _, e := range res.Stream {
+					if e != nil {
+						err = e
+					}
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 16 {
+		require.NoError(t, <-done)
 	}
 }

@@ -72,7 +72,7 @@ func TestRequestPlainText(t *testing.T) {
 	assert.Equal(t, "2023-06-01", req.headers.Get("anthropic-version"))
 	assert.Equal(t, "application/json", req.headers.Get("Content-Type"))
 	assert.Empty(t, req.headers.Get("anthropic-beta"))
-	assert.Contains(t, req.headers.Get("User-Agent"), "aisdkgo/anthropic")
+	assert.Contains(t, req.headers.Get("User-Agent"), "aisdkgo-anthropic")
 }
 
 func TestRequestSamplingSettings(t *testing.T) {
@@ -803,7 +803,7 @@ func TestRequestHeadersAndAuth(t *testing.T) {
 		assert.Equal(t, "code-execution-2025-08-25,config-beta,other-beta", req.headers.Get("anthropic-beta"))
 		assert.Equal(t, "c", req.headers.Get("X-Call"))
 		assert.Equal(t, "p", req.headers.Get("X-Config"))
-		assert.Equal(t, "app/1 aisdkgo/anthropic", req.headers.Get("User-Agent"))
+		assert.Equal(t, "app/1 aisdkgo-anthropic", req.headers.Get("User-Agent"))
 	})
 	t.Run("auth token", func(t *testing.T) {
 		f := newFakeAPI(t, reply{body: readFixture(t, "anthropic-text.json")})

@@ -18,7 +18,6 @@ type streamEvent struct {
 	ContentBlock      *contentBlock    `json:"content_block"`
 	Delta             *eventDelta      `json:"delta"`
 	Usage             *wireUsage       `json:"usage"`
-	RawUsage          json.RawMessage  `json:"-"`
 	ContextManagement json.RawMessage  `json:"context_management"`
 	Error             *wireError       `json:"error"`
 }
@@ -130,7 +129,7 @@ func (s *streamState) process(data string) (parts []provider.StreamPart, errFram
 	if err != nil {
 		return append(parts, provider.ErrorPart{Err: &provider.InvalidResponseDataError{
 			Data:    []byte(data),
-			Message: "the stream event is not valid JSON: " + err.Error(),
+			Message: "cannot read the stream event: " + err.Error(),
 		}}), nil
 	}
 	id := strconv.Itoa(ev.Index)

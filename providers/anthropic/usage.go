@@ -40,10 +40,14 @@ type usageTotals struct {
 	// cacheCreationReported is the last cache_creation_input_tokens value
 	// the response reported, for the provider metadata.
 	cacheCreationReported *int
+	// reported is false until some usage arrived.
+	reported bool
 }
 
 // merge applies the fields u reports.
 func (t *usageTotals) merge(u wireUsage) {
+	t.reported = t.reported || u.InputTokens != nil || u.OutputTokens != nil ||
+		u.CacheCreationInputTokens != nil || u.CacheReadInputTokens != nil
 	if u.InputTokens != nil {
 		t.input = *u.InputTokens
 	}
@@ -66,13 +70,17 @@ func (t *usageTotals) merge(u wireUsage) {
 	}
 }
 
-// usage converts the totals. Anthropic's input_tokens counts only the input
+// usage converts the totals; all counts are nil when none were reported.
+// Anthropic's input_tokens counts only the input
 // that was neither read from nor written to the cache, so the total input
 // adds both cache counts. When the turn had several executor iterations
 // (compaction), their counts are summed instead of the top-level ones;
 // advisor iterations bill separately and are left out, and a turn served by a
 // fallback model already reports the served answer at the top level.
 func (t *usageTotals) usage(raw json.RawMessage) provider.Usage {
+	if !t.reported {
+		return provider.Usage{Raw: raw}
+	}
 	input, output := t.input, t.output
 	fallback := false
 	for _, it := range t.iterations {
