@@ -1,0 +1,524 @@
+// Package bm25 is an opt-in ranking for [ai.NewToolSearch], built for
+// requests written in everyday language. It scores a tool's name and
+// description with Okapi BM25, counting the name as a weighted field
+// (BM25F), and adds three refinements:
+//
+//   - English stop words are ignored and words are reduced to their stems
+//     with the Snowball English (Porter2) stemmer, so "booked" finds
+//     "bookings";
+//   - two words that follow each other both in the request and in a tool
+//     (stop words aside) earn extra points, so "gene expression" ranks the
+//     tool about gene expression above tools that only mention genes or
+//     expressions;
+//   - a stem also matches, at a lower weight, longer stems that begin with
+//     it and shorter ones (of four letters or more) that it begins with,
+//     which joins forms the stemmer keeps apart ("financ" and "financi",
+//     from "finance" and "financial").
+//
+// Words are split as the built-in ranking splits them ([ai.Tokenize]:
+// camelCase, snake_case, Unicode lower-casing), and an acronym is also
+// parted from a capitalised word after it ("SEOTool" gives "seo" and
+// "tool").
+//
+// Use [Search] as the search function of a search tool:
+//
+//	search, err := ai.NewToolSearch(ai.ToolSearchOptions{Search: bm25.Search(nil)})
+//
+// or [New] to rank a catalog directly. The package is separate from [ai] so
+// that programs using only the built-in ranking do not pull in the stemmer.
+package bm25
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/aisdkgo/ai"
+	"github.com/kljensen/snowball/english"
+)
+
+// Defaults for [Options].
+const (
+	DefaultK1         = 1.5
+	DefaultB          = 0.5
+	DefaultNameWeight = 2.0
+	DefaultLimit      = 50
+)
+
+const (
+	// pairWeight is what a pair of neighbouring words counts for, relative
+	// to a single word.
+	pairWeight = 0.5
+	// prefixWeight is what a word that starts with a request word (or that
+	// a request word starts with) counts for, relative to the word itself.
+	prefixWeight = 0.4
+	// minPrefix is the shortest stem that prefix matching uses, in bytes.
+	minPrefix = 4
+	// maxCachedIndexes bounds the indexes a [Search] function keeps, one
+	// per distinct catalog.
+	maxCachedIndexes = 4
+)
+
+// Options configure the ranking. A nil *Options, like the zero value, gives
+// the defaults.
+type Options struct {
+	// K1 sets how quickly repeats of a word stop adding to a tool's score
+	// (0 means [DefaultK1]).
+	K1 float64
+	// B sets how much long names and descriptions are discounted against
+	// the average, from 0 (not at all) to 1 (fully). 0 means [DefaultB];
+	// a tiny value such as 1e-9 turns the discount off.
+	B float64
+	// NameWeight is what a word in the name counts for, relative to the
+	// same word in the description (0 means [DefaultNameWeight]).
+	NameWeight float64
+	// StopWords are the words ignored in names, descriptions and requests,
+	// compared after lower-casing. Nil means a built-in English list; an
+	// empty, non-nil slice ignores none.
+	StopWords []string
+	// Limit caps how many names one call of a [Search] function returns
+	// (0 means [DefaultLimit]). The search tool keeps at most its own
+	// MaxResults of them, so raise Limit when MaxResults is higher.
+	Limit int
+}
+
+// params are resolved options.
+type params struct {
+	k1, b, nameWeight float64
+	stop              map[string]bool
+	limit             int
+}
+
+var defaultStop = sync.OnceValue(func() map[string]bool { return stopSet(englishStopWords) })
+
+func stopSet(words []string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		for _, t := range ai.Tokenize(w) {
+			m[t] = true
+		}
+	}
+	return m
+}
+
+func resolve(o *Options) *params {
+	p := &params{k1: DefaultK1, b: DefaultB, nameWeight: DefaultNameWeight, limit: DefaultLimit}
+	if o == nil {
+		p.stop = defaultStop()
+		return p
+	}
+	if o.K1 > 0 {
+		p.k1 = o.K1
+	}
+	if o.B > 0 {
+		p.b = min(o.B, 1)
+	}
+	if o.NameWeight > 0 {
+		p.nameWeight = o.NameWeight
+	}
+	if o.Limit > 0 {
+		p.limit = o.Limit
+	}
+	if o.StopWords == nil {
+		p.stop = defaultStop()
+	} else {
+		p.stop = stopSet(o.StopWords)
+	}
+	return p
+}
+
+// Search returns a search function for [ai.ToolSearchOptions.Search]; nil
+// opts means the defaults. It builds an index the first time it sees a
+// catalog (the candidates' names and descriptions, in order) and reuses it
+// while the catalog stays the same, across steps and generations, keeping
+// the indexes of the few catalogs used last. It is safe for concurrent use.
+func Search(opts *Options) ai.SearchFunc {
+	c := &cache{p: resolve(opts)}
+	return func(_ context.Context, query string, candidates []ai.SearchCandidate) ([]string, error) {
+		return c.index(candidates).Query(query, c.p.limit), nil
+	}
+}
+
+// cache holds the indexes of recently seen catalogs.
+type cache struct {
+	p       *params
+	mu      sync.Mutex
+	indexes []*Index // most recently used first
+}
+
+func (c *cache) index(catalog []ai.SearchCandidate) *Index {
+	if x := c.lookup(catalog); x != nil {
+		return x
+	}
+	x := build(catalog, c.p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Another call may have indexed the same catalog meanwhile; keep one.
+	if i := slices.IndexFunc(c.indexes, func(y *Index) bool { return y.matches(catalog) }); i >= 0 {
+		x = c.indexes[i]
+		c.indexes = slices.Delete(c.indexes, i, i+1)
+	}
+	c.indexes = slices.Insert(c.indexes, 0, x)
+	if len(c.indexes) > maxCachedIndexes {
+		clear(c.indexes[maxCachedIndexes:])
+		c.indexes = c.indexes[:maxCachedIndexes]
+	}
+	return x
+}
+
+func (c *cache) lookup(catalog []ai.SearchCandidate) *Index {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, x := range c.indexes {
+		if x.matches(catalog) {
+			copy(c.indexes[1:i+1], c.indexes[:i])
+			c.indexes[0] = x
+			return x
+		}
+	}
+	return nil
+}
+
+// Index is a BM25 index of one catalog. It does not change once built and
+// is safe for concurrent queries.
+type Index struct {
+	catalog []ai.SearchCandidate
+	p       *params
+	// terms maps a term (a stem, or two stems joined by a space) to its
+	// position in idf and postings.
+	terms    map[string]int32
+	idf      []float64
+	postings [][]posting
+	// stems holds the stem of every word of the catalog, so that most
+	// request words need no stemming.
+	stems map[string]string
+	// sorted lists the single-stem terms in order, for prefix matching.
+	sorted []string
+}
+
+// posting is a tool that has a term, with the term's saturated,
+// length-normalised frequency in it.
+type posting struct {
+	doc    int32
+	impact float64
+}
+
+// New indexes catalog; nil opts means the defaults. The index keeps its own
+// copy of the catalog.
+func New(catalog []ai.SearchCandidate, opts *Options) *Index {
+	return build(catalog, resolve(opts))
+}
+
+func (x *Index) matches(catalog []ai.SearchCandidate) bool {
+	return slices.Equal(x.catalog, catalog)
+}
+
+func build(catalog []ai.SearchCandidate, p *params) *Index {
+	x := &Index{
+		catalog: slices.Clone(catalog),
+		p:       p,
+		terms:   map[string]int32{},
+		stems:   map[string]string{},
+	}
+	stemOf := func(w string) string {
+		s, ok := x.stems[w]
+		if !ok {
+			s = stem(w)
+			x.stems[w] = s
+		}
+		return s
+	}
+	n := len(catalog)
+	names := make([][]string, n)
+	descs := make([][]string, n)
+	var nameLen, descLen int
+	for i, c := range catalog {
+		names[i] = p.analyze(c.Name, nil, stemOf)
+		descs[i] = p.analyze(c.Description, nil, stemOf)
+		nameLen += len(names[i])
+		descLen += len(descs[i])
+	}
+	avgName, avgDesc := 1.0, 1.0
+	if nameLen > 0 {
+		avgName = float64(nameLen) / float64(n)
+	}
+	if descLen > 0 {
+		avgDesc = float64(descLen) / float64(n)
+	}
+
+	// Per tool, the BM25F pseudo-frequency of each term: its count in each
+	// field, divided by that field's length normalisation and multiplied
+	// by the field's weight, summed over the fields.
+	type entry struct {
+		doc int32
+		tf  float64
+	}
+	var entries [][]entry // by term
+	termID := func(t []byte) int32 {
+		id, ok := x.terms[string(t)]
+		if !ok {
+			id = int32(len(entries))
+			x.terms[string(t)] = id
+			entries = append(entries, nil)
+		}
+		return id
+	}
+	tf := map[int32]float64{}
+	var term []byte
+	count := func(stems []string, w float64) {
+		for j, s := range stems {
+			tf[termID(append(term[:0], s...))] += w
+			if j > 0 {
+				term = append(append(append(term[:0], stems[j-1]...), ' '), s...)
+				tf[termID(term)] += w
+			}
+		}
+	}
+	for i := range catalog {
+		clear(tf)
+		count(names[i], p.nameWeight/(1-p.b+p.b*float64(len(names[i]))/avgName))
+		count(descs[i], 1/(1-p.b+p.b*float64(len(descs[i]))/avgDesc))
+		for id, f := range tf {
+			entries[id] = append(entries[id], entry{int32(i), f})
+		}
+	}
+
+	x.idf = make([]float64, len(entries))
+	x.postings = make([][]posting, len(entries))
+	for id, es := range entries {
+		df := float64(len(es))
+		x.idf[id] = math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
+		ps := make([]posting, len(es))
+		for j, e := range es {
+			ps[j] = posting{doc: e.doc, impact: e.tf / (p.k1 + e.tf)}
+		}
+		// Map iteration gave each tool's terms in random order, but the
+		// tools came in order, so the postings are sorted already.
+		x.postings[id] = ps
+	}
+	for t := range x.terms {
+		if !strings.Contains(t, " ") {
+			x.sorted = append(x.sorted, t)
+		}
+	}
+	slices.Sort(x.sorted)
+	return x
+}
+
+// analyze appends to dst the stems of the words of text, stop words left
+// out, in order.
+func (p *params) analyze(text string, dst []string, stemOf func(string) string) []string {
+	for _, w := range words(text) {
+		if !p.stop[w] {
+			dst = append(dst, stemOf(w))
+		}
+	}
+	return dst
+}
+
+// stemOf returns the stem of w, looked up when w occurs in the catalog. It
+// only reads the index.
+func (x *Index) stemOf(w string) string {
+	if s, ok := x.stems[w]; ok {
+		return s
+	}
+	return stem(w)
+}
+
+// stem reduces a lower-case word to its Snowball English stem. Words with
+// digits or with letters outside ASCII are kept as they are: the English
+// rules are not meant for them.
+func stem(w string) string {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 0x80 || c >= '0' && c <= '9' {
+			return w
+		}
+	}
+	return english.Stem(w, true)
+}
+
+// words returns the lower-case words of text: those of [ai.Tokenize], after
+// an acronym has been parted from a capitalised word that follows it.
+func words(text string) []string {
+	return ai.Tokenize(splitAcronyms(text))
+}
+
+// splitAcronyms inserts a space between two ASCII upper-case letters when a
+// lower-case letter follows the second ("SEOTool" becomes "SEO Tool").
+func splitAcronyms(s string) string {
+	n := 0
+	for i := 0; i+2 < len(s); i++ {
+		if acronymEnd(s, i) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s)+n)
+	for i := 0; i < len(s); i++ {
+		b = append(b, s[i])
+		if i+2 < len(s) && acronymEnd(s, i) {
+			b = append(b, ' ')
+		}
+	}
+	return string(b)
+}
+
+func acronymEnd(s string, i int) bool {
+	return isUpper(s[i]) && isUpper(s[i+1]) && 'a' <= s[i+2] && s[i+2] <= 'z'
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+
+// query is the per-query scratch space, pooled across queries.
+type query struct {
+	stems   []string
+	ids     []int32
+	weights []float64
+	pair    []byte
+	scores  []float64
+	touched []int32
+	// seen[id] == epoch marks the terms already in ids.
+	seen  []uint32
+	epoch uint32
+}
+
+var queryPool = sync.Pool{New: func() any { return new(query) }}
+
+// Query returns the names of the k best tools for q, best first; k <= 0
+// returns every tool that shares a term with q. Tools with equal scores
+// keep catalog order.
+func (x *Index) Query(q string, k int) []string {
+	s := queryPool.Get().(*query)
+	defer queryPool.Put(s)
+	x.matchTerms(s, q)
+	if len(s.ids) == 0 {
+		return nil
+	}
+	if cap(s.scores) < len(x.catalog) {
+		s.scores = make([]float64, len(x.catalog))
+	}
+	scores := s.scores[:len(x.catalog)]
+	touched := s.touched[:0]
+	for j, id := range s.ids {
+		w := s.weights[j] * x.idf[id]
+		for _, p := range x.postings[id] {
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			scores[p.doc] += w * p.impact
+		}
+	}
+	if k <= 0 || k > len(touched) {
+		k = len(touched)
+	}
+	top := selectTop(touched, k, func(a, b int32) int {
+		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	names := make([]string, len(top))
+	for i, d := range top {
+		names[i] = x.catalog[d].Name
+	}
+	for _, d := range touched {
+		scores[d] = 0
+	}
+	s.touched = touched
+	return names
+}
+
+// matchTerms fills s.ids and s.weights with the catalog terms that q matches
+// and their weights: its stems, its pairs of neighbouring stems, and the
+// stems that start with one of its stems or that one of them starts with.
+func (x *Index) matchTerms(s *query, q string) {
+	s.ids, s.weights = s.ids[:0], s.weights[:0]
+	if len(s.seen) < len(x.idf) {
+		s.seen = make([]uint32, len(x.idf))
+	}
+	s.epoch++
+	if s.epoch == 0 {
+		clear(s.seen)
+		s.epoch = 1
+	}
+	add := func(id int32, w float64) {
+		if s.seen[id] != s.epoch {
+			s.seen[id] = s.epoch
+			s.ids = append(s.ids, id)
+			s.weights = append(s.weights, w)
+		}
+	}
+	s.stems = x.p.analyze(q, s.stems[:0], x.stemOf)
+	for _, st := range s.stems {
+		if id, ok := x.terms[st]; ok {
+			add(id, 1)
+		}
+	}
+	for j := 1; j < len(s.stems); j++ {
+		s.pair = append(append(append(s.pair[:0], s.stems[j-1]...), ' '), s.stems[j]...)
+		if id, ok := x.terms[string(s.pair)]; ok {
+			add(id, pairWeight)
+		}
+	}
+	for _, st := range s.stems {
+		if len(st) < minPrefix {
+			continue
+		}
+		i, _ := slices.BinarySearch(x.sorted, st)
+		for ; i < len(x.sorted) && strings.HasPrefix(x.sorted[i], st); i++ {
+			add(x.terms[x.sorted[i]], prefixWeight)
+		}
+		for l := minPrefix; l < len(st); l++ {
+			if id, ok := x.terms[st[:l]]; ok {
+				add(id, prefixWeight)
+			}
+		}
+	}
+}
+
+// selectTop returns the k best of docs, sorted best first. When k is much
+// smaller than len(docs) it keeps a sorted list of the k best seen so far
+// instead of sorting them all; otherwise it sorts docs in place.
+func selectTop(docs []int32, k int, better func(a, b int32) int) []int32 {
+	if k >= len(docs)/4 {
+		slices.SortFunc(docs, better)
+		return docs[:k]
+	}
+	top := make([]int32, 0, k)
+	for _, d := range docs {
+		if len(top) == k && better(d, top[k-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, d, better)
+		if len(top) < k {
+			top = slices.Insert(top, i, d)
+		} else {
+			copy(top[i+1:], top[i:k-1])
+			top[i] = d
+		}
+	}
+	return top
+}
+
+// englishStopWords are common English function words, and the pieces the
+// tokenizer leaves of contractions ("don't" gives "don" and "t").
+var englishStopWords = strings.Fields(`
+a about above after again against all also am an and any are as at
+be because been before being below between both but by
+can could did do does doing down during each either few for from further
+had has have having he her here hers herself him himself his how
+i if in into is it its itself just
+may me might more most must my myself neither no nor not now
+of off on once only or other others our ours ourselves out over own
+please same shall she should so some such
+than that the their theirs them themselves then there these they this those through to too
+under until up upon very
+was we were what whatever when where whether which while who whom whose why will with within without would
+you your yours yourself yourselves
+s t d ll m re ve don doesn didn isn aren wasn weren won wouldn couldn shouldn
+`)
