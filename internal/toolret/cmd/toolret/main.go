@@ -1,0 +1,59 @@
+// Command toolret measures a tool-search ranking on a tool-retrieval
+// dataset and prints R@5, R@10, MRR@10 and the share of queries with no
+// result.
+//
+//	go run ./internal/toolret/cmd/toolret -dataset internal/toolret/testdata/sealtools.dev.json -ranker bm25
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/aisdkgo/ai/bm25"
+	"github.com/aisdkgo/ai/internal/toolret"
+)
+
+func main() {
+	dataset := flag.String("dataset", "", "dataset file (JSON: source, tools, queries)")
+	ranker := flag.String("ranker", "default", "ranking to measure: default or bm25")
+	k1 := flag.Float64("k1", 0, "bm25: term-frequency saturation (0 means the package default)")
+	b := flag.Float64("b", 0, "bm25: length normalisation, 0 to 1 (0 means the package default)")
+	nameWeight := flag.Float64("name-weight", 0, "bm25: weight of the name field (0 means the package default)")
+	flag.Parse()
+	if *dataset == "" || flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(*dataset, *ranker, &bm25.Options{K1: *k1, B: *b, NameWeight: *nameWeight}); err != nil {
+		fmt.Fprintln(os.Stderr, "toolret:", err)
+		os.Exit(1)
+	}
+}
+
+func run(path, ranker string, opts *bm25.Options) error {
+	d, err := toolret.Load(path)
+	if err != nil {
+		return err
+	}
+	search, err := toolret.Ranker(ranker, opts)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	m, err := toolret.Evaluate(context.Background(), d, search)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	fmt.Printf("%-10s %s (%d tools, %d queries)\n", "dataset", d.Name(), len(d.Tools), m.Queries)
+	fmt.Printf("%-10s %s\n", "ranker", ranker)
+	fmt.Printf("%-10s %.3f\n", "R@5", m.RecallAt5)
+	fmt.Printf("%-10s %.3f\n", "R@10", m.RecallAt10)
+	fmt.Printf("%-10s %.3f\n", "MRR@10", m.MRR10)
+	fmt.Printf("%-10s %.3f\n", "no result", m.ZeroResults)
+	fmt.Printf("%-10s %v (%v a query, index building included)\n", "time", elapsed.Round(time.Millisecond), (elapsed / time.Duration(m.Queries)).Round(time.Microsecond))
+	return nil
+}
