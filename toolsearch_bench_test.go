@@ -8,7 +8,7 @@ import (
 
 // loadSealTools reads the Seal-Tools dev split (4,076 tools, 700 requests)
 // kept with the tool-retrieval evaluation.
-func loadSealTools(b testing.TB) ([]SearchCandidate, []string) {
+func loadSealTools(b *testing.B) ([]SearchCandidate, []string) {
 	b.Helper()
 	raw, err := os.ReadFile("internal/toolret/testdata/sealtools.dev.json")
 	if err != nil {
@@ -39,7 +39,6 @@ func BenchmarkDefaultRankingQuery4k(b *testing.B) {
 	cfg := &searchConfig{max: DefaultMaxResults}
 	cfg.rank(queries[0], catalog) // build and cache the index
 	b.ReportAllocs()
-	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		cfg.rank(queries[i%len(queries)], catalog)
 	}
