@@ -171,7 +171,7 @@ func TestTimeoutTightLoop(t *testing.T) {
 	assert.Equal(t, "CodeModeTimeoutError", e.Name)
 	assert.Equal(t, int64(150), e.Details["timeoutMs"])
 	assert.GreaterOrEqual(t, elapsed, 150*time.Millisecond)
-	assert.Less(t, elapsed, 600*time.Millisecond)
+	assert.Less(t, elapsed, time.Second)
 
 	// The next run is unaffected.
 	assert.Equal(t, "2", mustRun(t, "return 1 + 1", Options{}))
@@ -207,7 +207,7 @@ func TestTimeoutWhileWaitingForTool(t *testing.T) {
 }
 
 func TestMemoryLimit(t *testing.T) {
-	limits := Limits{Timeout: 20 * time.Second, MemoryBytes: 4 << 20}
+	limits := Limits{Timeout: time.Minute, MemoryBytes: 4 << 20}
 	for _, src := range []string{
 		"const a = []; while (true) a.push({ n: a.length });",
 		"const a: string[] = []; while (true) a.push('x'.repeat(1000) + a.length);",
@@ -225,12 +225,19 @@ func TestMemoryLimit(t *testing.T) {
 }
 
 func TestStackOverflow(t *testing.T) {
+	// The default stack, except under the race detector, where deep
+	// recursion is very slow. The limits are generous because this is not
+	// about time.
+	limits := Limits{Timeout: time.Minute}
+	if raceEnabled {
+		limits.StackBytes = 512 << 10
+	}
 	got := mustRun(t, `
 function f(n: number): number { return f(n + 1) + 1; }
-try { f(0); } catch (e) { return [e instanceof InternalError, e.name, e.message]; }`, Options{})
+try { f(0); } catch (e) { return [e instanceof InternalError, e.name, e.message]; }`, Options{Limits: limits})
 	assert.JSONEq(t, `[true, "InternalError", "stack overflow"]`, got)
 
-	small := Options{Limits: Limits{Timeout: 5 * time.Second, StackBytes: 256 << 10}}
+	small := Options{Limits: Limits{Timeout: time.Minute, StackBytes: 256 << 10}}
 	e := runErr(t, "function f(): number { return f() } return f()", small)
 	assert.Equal(t, CodeUserError, e.Code)
 	assert.Equal(t, "InternalError", e.Name)
@@ -238,7 +245,7 @@ try { f(0); } catch (e) { return [e instanceof InternalError, e.name, e.message]
 
 	// A smaller stack limits the depth.
 	depth := func(stackBytes int) int {
-		res, err := runJS(t, "let d = 0; function f() { d++; f(); } try { f() } catch (e) {} return d", Options{Limits: Limits{Timeout: 5 * time.Second, StackBytes: stackBytes}})
+		res, err := runJS(t, "let d = 0; function f() { d++; f(); } try { f() } catch (e) {} return d", Options{Limits: Limits{Timeout: time.Minute, StackBytes: stackBytes}})
 		require.NoError(t, err)
 		var n int
 		require.NoError(t, json.Unmarshal(res.Value, &n))
