@@ -588,16 +588,11 @@ func hasCodeExecution(tools []provider.Tool) bool {
 func citationDocuments(prompt []provider.Message) []citationDoc {
 	var docs []citationDoc
 	for _, m := range prompt {
-		var parts []provider.UserPart
-		switch m := m.(type) {
-		case provider.UserMessage:
-			parts = m.Content
-		case *provider.UserMessage:
-			parts = m.Content
-		default:
+		um, ok := messageValue(m).(provider.UserMessage)
+		if !ok {
 			continue
 		}
-		for _, p := range parts {
+		for _, p := range um.Content {
 			fp, ok := p.(provider.FilePart)
 			if !ok || (fp.MediaType != "application/pdf" && fp.MediaType != "text/plain") {
 				continue

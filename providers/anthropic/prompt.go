@@ -128,6 +128,7 @@ type promptBlock struct {
 func groupPrompt(prompt []provider.Message) []promptBlock {
 	var blocks []promptBlock
 	for _, m := range prompt {
+		m = messageValue(m)
 		if m == nil {
 			continue
 		}
@@ -156,7 +157,7 @@ func (c *promptConverter) convert(prompt []provider.Message) ([]textBlock, []wir
 			var content []any
 			var texts []textBlock
 			for _, m := range b.messages {
-				sm := asSystem(m)
+				sm, _ := m.(provider.SystemMessage)
 				t := textBlock{Type: "text", Text: sm.Content, CacheControl: c.cache.take(sm.ProviderOptions, "a system message", true)}
 				texts = append(texts, t)
 				content = append(content, t)
@@ -184,14 +185,31 @@ func (c *promptConverter) convert(prompt []provider.Message) ([]textBlock, []wir
 	return system, messages, nil
 }
 
-func asSystem(m provider.Message) provider.SystemMessage {
-	switch m := m.(type) {
-	case provider.SystemMessage:
-		return m
+// messageValue returns m with a pointer to a message replaced by the
+// message, so that the rest of the conversion handles values only. Nil
+// pointers become nil.
+func messageValue(m provider.Message) provider.Message {
+	switch v := m.(type) {
 	case *provider.SystemMessage:
-		return *m
+		if v != nil {
+			return *v
+		}
+	case *provider.UserMessage:
+		if v != nil {
+			return *v
+		}
+	case *provider.AssistantMessage:
+		if v != nil {
+			return *v
+		}
+	case *provider.ToolMessage:
+		if v != nil {
+			return *v
+		}
+	default:
+		return m
 	}
-	return provider.SystemMessage{}
+	return nil
 }
 
 // userContent converts a run of user and tool messages into the content of
@@ -206,15 +224,7 @@ func (c *promptConverter) userContent(msgs []provider.Message) ([]any, error) {
 				return nil, err
 			}
 			content = append(content, blocks...)
-		case *provider.UserMessage:
-			blocks, err := c.userParts(m.Content, m.ProviderOptions)
-			if err != nil {
-				return nil, err
-			}
-			content = append(content, blocks...)
 		case provider.ToolMessage:
-			content = append(content, c.toolResults(m.Content, m.ProviderOptions)...)
-		case *provider.ToolMessage:
 			content = append(content, c.toolResults(m.Content, m.ProviderOptions)...)
 		}
 	}
@@ -531,13 +541,7 @@ func (c *promptConverter) assistantContent(msgs []provider.Message, lastBlock bo
 	content := []any{}
 	mcpCalls := map[string]bool{}
 	for i, m := range msgs {
-		var am provider.AssistantMessage
-		switch m := m.(type) {
-		case provider.AssistantMessage:
-			am = m
-		case *provider.AssistantMessage:
-			am = *m
-		}
+		am, _ := m.(provider.AssistantMessage)
 		lastMsg := i == len(msgs)-1
 		for k, p := range am.Content {
 			lastPart := k == len(am.Content)-1

@@ -854,3 +854,19 @@ func TestRequestHeadersAndAuth(t *testing.T) {
 		assert.False(t, urls["application/pdf"][0].MatchString("ftp://example.com/a.pdf"))
 	})
 }
+
+func TestRequestPointerMessages(t *testing.T) {
+	body, _, _ := sent(t, "claude-sonnet-4-5", &provider.CallOptions{Prompt: []provider.Message{
+		&provider.SystemMessage{Content: "sys"},
+		&provider.UserMessage{Content: []provider.UserPart{provider.TextPart{Text: "q"}}},
+		&provider.AssistantMessage{Content: []provider.AssistantPart{provider.TextPart{Text: "a"}}},
+		(*provider.UserMessage)(nil),
+		&provider.UserMessage{Content: []provider.UserPart{provider.TextPart{Text: "q2"}}},
+	}})
+	assert.JSONEq(t, `[{"type":"text","text":"sys"}]`, field(t, body, "system"))
+	assert.JSONEq(t, `[
+		{"role":"user","content":[{"type":"text","text":"q"}]},
+		{"role":"assistant","content":[{"type":"text","text":"a"}]},
+		{"role":"user","content":[{"type":"text","text":"q2"}]}
+	]`, field(t, body, "messages"))
+}

@@ -249,14 +249,10 @@ func (c *blockConverter) serverToolCall(b contentBlock) (provider.ToolCall, bool
 	if wire == wireSearchRegex || wire == wireSearchBM25 {
 		c.searchCalls[b.ID] = wire
 	}
-	input := serverToolInput(b.Name, b.Input)
-	if wire == wireAdvisor {
-		input = compactJSON(callInput(b.Input))
-	}
 	return provider.ToolCall{
 		ToolCallID:       b.ID,
 		ToolName:         c.names.app(wire),
-		Input:            input,
+		Input:            serverToolInput(b.Name, b.Input),
 		ProviderExecuted: true,
 		Dynamic:          c.dynamicCodeExecution && wire == wireCodeExecution,
 		ProviderMetadata: callerMetadata(b.Caller),
