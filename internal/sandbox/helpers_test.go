@@ -17,7 +17,17 @@ func TestMain(m *testing.M) {
 }
 
 // quick are limits that keep a failing test from hanging.
-var quick = Limits{Timeout: 5 * time.Second}
+var quick = Limits{Timeout: 30 * time.Second}
+
+// promptly is how soon a run must end once it should stop. The race
+// detector slows the engine about tenfold, so timing is only checked
+// strictly without it.
+func promptly(d time.Duration) time.Duration {
+	if raceEnabled {
+		return 5 * d
+	}
+	return d
+}
 
 // run runs src with opts (Source replaced) and quick limits unless opts
 // sets its own.
