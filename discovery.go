@@ -41,13 +41,6 @@ type discovery struct {
 	found map[string]struct{}
 }
 
-func (d *discovery) isFound(name string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	_, ok := d.found[name]
-	return ok
-}
-
 func (d *discovery) add(names []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

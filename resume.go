@@ -19,7 +19,6 @@ type pendingApproval struct {
 	call       ToolCallPart
 	reason     string
 	providerEx bool
-	err        error // set for approvals whose call is no longer valid
 }
 
 // resume continues a generation whose last input message answers approval

@@ -66,11 +66,6 @@ func (s *schema) prepare() {
 	})
 }
 
-// rawSchema wraps a JSON Schema text without validating against it.
-func rawSchema(raw string) *schema {
-	return &schema{raw: json.RawMessage(raw)}
-}
-
 // validate checks data, which must be syntactically valid JSON.
 func (s *schema) validate(data []byte) error {
 	if s == nil {

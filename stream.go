@@ -432,6 +432,9 @@ loop:
 				b = openBlock(texts, p.ID, p.ProviderMetadata, false)
 			}
 			b.buf.WriteString(p.Delta)
+			if p.ProviderMetadata != nil {
+				b.meta = p.ProviderMetadata
+			}
 			if p.Delta != "" {
 				output = true
 			}
@@ -458,6 +461,9 @@ loop:
 				b = openBlock(reasonings, p.ID, p.ProviderMetadata, true)
 			}
 			b.buf.WriteString(p.Delta)
+			if p.ProviderMetadata != nil {
+				b.meta = p.ProviderMetadata
+			}
 			if p.Delta != "" {
 				output = true
 			}

@@ -269,7 +269,7 @@ func Ranking(query string, candidates []SearchCandidate) []string {
 // Unicode rules, and the words are the runs of Unicode letters and numbers.
 func Tokenize(text string) []string { return tokenize(text, nil) }
 
-var lowerPool = sync.Pool{New: func() any { return cases.Lower(language.Und) }}
+var lowerPool = sync.Pool{New: func() any { c := cases.Lower(language.Und); return &c }}
 
 // tokenize appends the words of text to dst.
 func tokenize(text string, dst []string) []string {
@@ -284,7 +284,7 @@ func tokenize(text string, dst []string) []string {
 		return tokenizeASCII(text, dst)
 	}
 	split := splitCamel(text)
-	caser := lowerPool.Get().(cases.Caser)
+	caser := lowerPool.Get().(*cases.Caser)
 	lower := caser.String(split)
 	lowerPool.Put(caser)
 	start := -1

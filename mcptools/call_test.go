@@ -119,8 +119,7 @@ func TestCallHandlerError(t *testing.T) {
 
 func TestCallServerClosedMidCall(t *testing.T) {
 	started := make(chan struct{})
-	var ts *testServer
-	ts = newServer(t, nil, func(s *mcp.Server) {
+	ts := newServer(t, nil, func(s *mcp.Server) {
 		addTool(s, "slow", "Never answers.", func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			close(started)
 			<-ctx.Done()
@@ -178,7 +177,7 @@ func TestCallMalformedContent(t *testing.T) {
 		"audio with a bad type":    &mcp.AudioContent{Data: png, MIMEType: "not a type"},
 		"empty blob":               &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///x", Blob: []byte{}}},
 		"link without a URI":       &mcp.ResourceLink{Name: "x"},
-		"sampling content":         &mcp.ToolUseContent{ID: "1", Name: "x"},
+		"sampling content":         &mcp.ToolUseContent{ID: "1", Name: "x"}, //lint:ignore SA1019 a server may still send it
 	} {
 		t.Run(name, func(t *testing.T) {
 			res, _, out := callOne(t, fixed(&mcp.CallToolResult{Content: []mcp.Content{content}}))

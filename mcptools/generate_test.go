@@ -18,8 +18,7 @@ import (
 // TestListChangedBetweenGenerations checks that a tool added while a
 // generation runs stays out of that generation and shows in the next one.
 func TestListChangedBetweenGenerations(t *testing.T) {
-	var ts *testServer
-	ts = newServer(t, nil, func(s *mcp.Server) {
+	ts := newServer(t, nil, func(s *mcp.Server) {
 		addTool(s, "install", "Installs a plugin, which adds a tool.", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			addTool(s, "plugin", "The new tool.", textResult("plugin says %v"))
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "installed"}}}, nil

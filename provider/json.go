@@ -449,11 +449,6 @@ func (p ErrorPart) MarshalJSON() ([]byte, error) {
 
 // Decoding.
 
-type typed struct {
-	Type string `json:"type"`
-	Role Role   `json:"role"`
-}
-
 // UnmarshalMessages decodes a JSON array of messages in the shape
 // [SystemMessage.MarshalJSON] and its siblings write. User and assistant
 // content may also be a plain string, which becomes one text part.

@@ -36,13 +36,12 @@ type recorder struct {
 
 // built is the tool set of a scenario, shared by its runs.
 type built struct {
-	tools      ai.Tools
-	names      map[string]string // tool name -> kind
-	thrown     []string
-	custom     bool
-	current    *recorder
-	currentMu  sync.Mutex
-	scenarioID map[string]bool
+	tools     ai.Tools
+	names     map[string]string // tool name -> kind
+	thrown    []string
+	custom    bool
+	current   *recorder
+	currentMu sync.Mutex
 }
 
 func (b *built) rec() *recorder {

@@ -275,30 +275,3 @@ func (s *Scenario) merged(r Run) Run {
 	}
 	return r
 }
-
-// approvalIDs collects the approvalId values written in the scenario.
-func (s *Scenario) approvalIDs() map[string]bool {
-	ids := map[string]bool{}
-	var v any
-	_ = json.Unmarshal(s.raw, &v)
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, x := range v {
-				if k == "approvalId" {
-					if id, ok := x.(string); ok {
-						ids[id] = true
-					}
-				}
-				walk(x)
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		}
-	}
-	walk(v)
-	return ids
-}

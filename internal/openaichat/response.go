@@ -148,11 +148,6 @@ func contentPieces(raw json.RawMessage) []contentPiece {
 	return out
 }
 
-// emptyStringContent reports whether raw is exactly "".
-func emptyStringContent(raw json.RawMessage) bool {
-	return string(raw) == `""`
-}
-
 func refusalText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) != nil {

@@ -31,13 +31,6 @@ func sent(t *testing.T, modelID string, opts *provider.CallOptions, popts ...Opt
 	return body, res.Warnings, f.request(t, 0)
 }
 
-// sentJSON is like sent but returns the body as JSON text.
-func sentJSON(t *testing.T, modelID string, opts *provider.CallOptions) string {
-	t.Helper()
-	_, _, req := sent(t, modelID, opts)
-	return string(req.body)
-}
-
 // field returns the JSON of a top-level body field.
 func field(t *testing.T, body map[string]any, key string) string {
 	t.Helper()

@@ -124,28 +124,27 @@ type responsesStream struct {
 	headers http.Header
 	out     func(provider.StreamPart)
 
-	responseID   string
-	errored      bool
-	finish       provider.FinishReason
-	usage        json.RawMessage
-	serviceTier  any
-	reasonCtx    any
-	diagnostics  any
-	logprobs     []any
-	clientCall   bool
-	refusal      bool
-	calls        map[int]*ongoingCall
-	reasoning    map[string]*reasoningItem
-	reasonOrder  []string
-	hosted       []string
-	approvals    map[string]string
-	textIDs      map[int]string
-	openTexts    []string
-	openTools    []string
-	annotations  []any
-	citations    []provider.Citation
-	activePhase  *string
-	messageIndex map[string]int
+	responseID  string
+	errored     bool
+	finish      provider.FinishReason
+	usage       json.RawMessage
+	serviceTier any
+	reasonCtx   any
+	diagnostics any
+	logprobs    []any
+	clientCall  bool
+	refusal     bool
+	calls       map[int]*ongoingCall
+	reasoning   map[string]*reasoningItem
+	reasonOrder []string
+	hosted      []string
+	approvals   map[string]string
+	textIDs     map[int]string
+	openTexts   []string
+	openTools   []string
+	annotations []any
+	citations   []provider.Citation
+	activePhase *string
 }
 
 func newResponsesStream(m *responsesModel, call *responsesCall, reqBody []byte, headers http.Header, out func(provider.StreamPart)) *responsesStream {
