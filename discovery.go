@@ -1,6 +1,7 @@
 package ai
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -26,11 +27,120 @@ type CallerRoute struct {
 // callerDef is the hidden part of a tool that calls other tools.
 type callerDef struct {
 	// bind returns the executable caller for the tools routed to it.
-	bind func(routed Tools) Tool
+	bind func(b binding) Tool
 	// modelMessage, when set, keeps the provider-visible definition of the
 	// caller fixed and announces the routed tools in a user message
 	// instead; it returns "" for no message.
-	modelMessage func(routed Tools) string
+	modelMessage func(b binding) string
+}
+
+// binding is what a caller tool gets for a step: the tools routed to it and
+// the engine's way to run one of them.
+type binding struct {
+	routed Tools
+	// invoke validates the input of a routed tool and runs it, as the loop
+	// runs a direct call: the same parsing, validation and search.
+	invoke func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions) (any, error)
+	// describe resolves a routed tool's description for the step.
+	describe func(name string) string
+}
+
+// bindingFor builds the binding of a caller in a step.
+func (r *run) bindingFor(st *stepTools, routed Tools) binding {
+	return binding{
+		routed: routed,
+		describe: func(name string) string {
+			t, ok := routed.Get(name)
+			if !ok {
+				return ""
+			}
+			ft, ok := t.(*FunctionTool)
+			if !ok {
+				return ""
+			}
+			d, err := describe(ft, name, st.toolsContext[name], st.sandbox)
+			if err != nil {
+				return ""
+			}
+			return d
+		},
+		invoke: func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions) (any, error) {
+			return r.invokeRouted(ctx, st, routed, name, input, opts)
+		},
+	}
+}
+
+// ApprovalRequiredError reports a call, made by a caller tool such as code
+// mode, of a tool that needs approval.
+type ApprovalRequiredError struct {
+	ToolName string
+	// Denied is true when the call was denied rather than left waiting.
+	Denied bool
+	Reason string
+}
+
+func (e *ApprovalRequiredError) Error() string {
+	if e.Denied {
+		msg := fmt.Sprintf("the call of tool %q was denied", e.ToolName)
+		if e.Reason != "" {
+			msg += ": " + e.Reason
+		}
+		return msg
+	}
+	return fmt.Sprintf("tool %q needs approval and cannot be called from here", e.ToolName)
+}
+
+// invokeRouted runs a tool on behalf of a caller tool.
+func (r *run) invokeRouted(ctx context.Context, st *stepTools, routed Tools, name string, input json.RawMessage, opts ToolExecutionOptions) (any, error) {
+	t, ok := routed.Get(name)
+	if !ok {
+		return nil, &NoSuchToolError{ToolName: name, AvailableTools: routed.Names()}
+	}
+	c := t.core()
+	text := json.RawMessage(bytes.TrimSpace(input))
+	if len(text) == 0 {
+		text = json.RawMessage("{}")
+	}
+	if err := parseJSON(text); err != nil {
+		return nil, &InvalidToolInputError{ToolName: name, ToolInput: string(input), Cause: &JSONParseError{Text: string(text), Cause: err}}
+	}
+	if err := c.input.validate(text); err != nil {
+		return nil, &InvalidToolInputError{ToolName: name, ToolInput: string(input), Cause: &TypeValidationError{Value: text, Cause: err}}
+	}
+	value, err := c.decode(text)
+	if err != nil {
+		return nil, &InvalidToolInputError{ToolName: name, ToolInput: string(input), Cause: &TypeValidationError{Value: text, Cause: err}}
+	}
+	tctx := st.toolsContext[name]
+	if c.context != nil {
+		if data, verr := c.context.validateValue(tctx); verr != nil {
+			return nil, &TypeValidationError{Value: data, Context: "tool context (" + name + ")", Cause: verr}
+		}
+	}
+	opts.Context = tctx
+	call := ToolCall{ToolCallID: opts.ToolCallID, ToolName: name, Input: text, value: value}
+	if c.needsApproval != nil && !isApproved(ctx) {
+		var need bool
+		err := guard(call, func() error {
+			var err error
+			need, err = c.needsApproval(ctx, value, ApprovalOptions{ToolCallID: opts.ToolCallID, Messages: opts.Messages, Context: tctx})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if need {
+			return nil, &ApprovalRequiredError{ToolName: name}
+		}
+	}
+	if c.search != nil {
+		in, _ := value.(searchInput)
+		return r.search(ctx, st, name, c.search, in.Query)
+	}
+	if c.execute == nil {
+		return nil, fmt.Errorf("tool %q cannot be executed here: it has no execute function", name)
+	}
+	return runTool(ctx, c, call, opts, nil)
 }
 
 // discovery is one generation's tool-search state: which deferred tools
@@ -318,14 +428,14 @@ func (r *run) routeCallers(st *stepTools) {
 		if def == nil {
 			continue
 		}
-		routed := buckets[e.name]
-		e.exec = def.bind(routed)
+		b := r.bindingFor(st, buckets[e.name])
+		e.exec = def.bind(b)
 		if !e.model {
 			continue
 		}
 		if def.modelMessage == nil {
 			e.tool = e.exec
-		} else if msg := def.modelMessage(routed); msg != "" {
+		} else if msg := def.modelMessage(b); msg != "" {
 			st.callerMessages = append(st.callerMessages, msg)
 		}
 	}
