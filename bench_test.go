@@ -2,7 +2,9 @@ package ai_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"runtime"
 	"strings"
 	"testing"
@@ -190,4 +192,87 @@ func BenchmarkStreamText100k(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(parts)*float64(b.N)/b.Elapsed().Seconds(), "parts/s")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N)/float64(parts), "allocs/part")
+}
+
+// BenchmarkCodeModeTrivial runs a trivial program in a fresh sandbox,
+// TypeScript stripping included.
+func BenchmarkCodeModeTrivial(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		res, err := ai.RunCodeMode(ctx, ai.RunCodeModeOptions{JS: "const x: number = " + strconv.Itoa(i%10) + "; return x + 1;"})
+		if err != nil || len(res.Value) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+type inventoryIn struct {
+	ProductID string `json:"productId"`
+}
+
+type inventoryOut struct {
+	ProductID      string `json:"productId"`
+	AvailableUnits int    `json:"availableUnits"`
+}
+
+// BenchmarkCodeMode100Calls runs a program that awaits 100 tool calls one
+// after the other and sums their results.
+func BenchmarkCodeMode100Calls(b *testing.B) {
+	inventory := ai.NewTool(ai.ToolDef[inventoryIn, inventoryOut]{
+		Description: "Get inventory for a product.",
+		Execute: func(_ context.Context, in inventoryIn, _ ai.ToolExecutionOptions) (inventoryOut, error) {
+			return inventoryOut{ProductID: in.ProductID, AvailableUnits: 42}, nil
+		},
+	})
+	tools := ai.Tools{{Name: "getInventory", Tool: inventory}}
+	js := `let s = 0; for (let k = 0; k < 100; k++) { const r = await tools.getInventory({ productId: "p" + k }); s += r.availableUnits; } return s;`
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := ai.RunCodeMode(ctx, ai.RunCodeModeOptions{JS: js, Tools: tools})
+		if err != nil || string(res.Value) != "4200" {
+			b.Fatal(err, string(res.Value))
+		}
+	}
+}
+
+// BenchmarkCodeModeFilter1MB runs a program that filters and sorts a tool
+// result of about 1 MB.
+func BenchmarkCodeModeFilter1MB(b *testing.B) {
+	type row struct {
+		ID    int    `json:"id"`
+		Name  string `json:"name"`
+		Price int    `json:"price"`
+		Tags  string `json:"tags"`
+	}
+	var rows []row
+	for i := 0; len(rows) < 12000; i++ {
+		rows = append(rows, row{ID: i, Name: fmt.Sprintf("product %d", i), Price: (i * 7919) % 1000, Tags: "alpha beta gamma delta"})
+	}
+	data, _ := json.Marshal(rows)
+	if len(data) < 900_000 {
+		b.Fatalf("payload is %d bytes", len(data))
+	}
+	catalog, err := ai.NewDynamicTool(ai.ToolDef[json.RawMessage, any]{
+		Execute: func(context.Context, json.RawMessage, ai.ToolExecutionOptions) (any, error) {
+			return json.RawMessage(data), nil
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := ai.Tools{{Name: "listProducts", Tool: catalog}}
+	js := `const rows = await tools.listProducts({});
+return rows.filter(r => r.price > 900).sort((a, b) => b.price - a.price).slice(0, 10).map(r => r.id);`
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := ai.RunCodeMode(ctx, ai.RunCodeModeOptions{JS: js, Tools: tools})
+		if err != nil || len(res.Value) == 0 {
+			b.Fatal(err)
+		}
+	}
 }
