@@ -7,16 +7,21 @@
 // only use a few keywords: types, properties, required,
 // additionalProperties, items and simple bounds. For those, [Compile]
 // returns a [Checker] that walks the JSON bytes once and reaches the same
-// verdict as the general validator; for anything else it returns nil and the
-// caller keeps the general validator.
+// verdict as the general validator, or, when the decoder would read the
+// input's keys differently from their bytes (duplicates, escapes, invalid
+// UTF-8), asks the caller to run the general validator (see [ErrFallback]).
+// For anything else Compile returns nil and the caller keeps the general
+// validator.
 package jsonvalid
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -30,16 +35,16 @@ type Checker struct{ root *node }
 type node struct {
 	any        bool // no type constraint
 	types      uint8
-	props      map[string]*node
-	required   []string
-	reqIndex   map[string]int
-	addl       *node // schema for additional properties; nil = allowed
+	fields     []field        // properties and required names
+	index      map[string]int // into fields, when there are many
+	required   []string       // without duplicates; bit i of a mask is required[i]
+	addl       *node          // schema for additional properties; nil = allowed
 	addlFalse  bool
 	items      *node
 	minItems   int
-	maxItems   int // -1 = none
+	maxItems   int // math.MaxInt = none
 	minLen     int
-	maxLen     int // -1 = none
+	maxLen     int // math.MaxInt = none
 	min, max   *float64
 	xmin, xmax *float64
 }
@@ -100,7 +105,17 @@ func compile(s *jsonschema.Schema, depth int) (*node, bool) {
 			return nil, false
 		}
 	}
-	n := &node{maxItems: -1, maxLen: -1}
+	if s.Type != "" && s.Types != nil {
+		// The general validator refuses such a schema.
+		return nil, false
+	}
+	for _, b := range []*float64{s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum} {
+		if b != nil && (math.IsNaN(*b) || math.IsInf(*b, 0)) {
+			// The general validator cannot compare with these.
+			return nil, false
+		}
+	}
+	n := &node{maxItems: math.MaxInt, maxLen: math.MaxInt}
 	switch {
 	case s.Type != "":
 		b, ok := typeBits[s.Type]
@@ -122,7 +137,7 @@ func compile(s *jsonschema.Schema, depth int) (*node, bool) {
 	if n.types&tNumber != 0 {
 		n.types |= tInteger
 	}
-	n.min, n.max, n.xmin, n.xmax = s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum
+	n.min, n.max, n.xmin, n.xmax = clone(s.Minimum), clone(s.Maximum), clone(s.ExclusiveMinimum), clone(s.ExclusiveMaximum)
 	if s.MinLength != nil {
 		n.minLen = *s.MinLength
 	}
@@ -142,29 +157,35 @@ func compile(s *jsonschema.Schema, depth int) (*node, bool) {
 		}
 		n.items = c
 	}
-	if len(s.Properties) > 0 {
-		n.props = make(map[string]*node, len(s.Properties))
-		for k, ps := range s.Properties {
-			if ps == nil {
-				return nil, false
-			}
-			c, ok := compile(ps, depth+1)
-			if !ok {
-				return nil, false
-			}
-			n.props[k] = c
-		}
-	}
-	if len(s.Required) > 0 {
-		n.required = s.Required
-		n.reqIndex = make(map[string]int, len(s.Required))
-		for i, r := range s.Required {
-			if _, dup := n.reqIndex[r]; !dup {
-				n.reqIndex[r] = i
-			}
-		}
-		if len(s.Required) > 64 {
+	for k, ps := range s.Properties {
+		if ps == nil {
 			return nil, false
+		}
+		c, ok := compile(ps, depth+1)
+		if !ok {
+			return nil, false
+		}
+		n.fields = append(n.fields, field{name: k, node: c, req: -1})
+	}
+	for _, r := range s.Required {
+		if slices.Contains(n.required, r) {
+			continue
+		}
+		if len(n.required) == 64 {
+			return nil, false // more than the mask holds
+		}
+		f := n.field([]byte(r))
+		if f == nil {
+			n.fields = append(n.fields, field{name: r, req: -1})
+			f = &n.fields[len(n.fields)-1]
+		}
+		f.req = len(n.required)
+		n.required = append(n.required, r)
+	}
+	if len(n.fields) > fieldsLinear {
+		n.index = make(map[string]int, len(n.fields))
+		for i, f := range n.fields {
+			n.index[f.name] = i
 		}
 	}
 	if a := s.AdditionalProperties; a != nil {
@@ -183,6 +204,40 @@ func compile(s *jsonschema.Schema, depth int) (*node, bool) {
 	return n, true
 }
 
+func clone(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	return new(*p)
+}
+
+// field is a property name the schema constrains.
+type field struct {
+	name string
+	node *node // nil for a required name without a property schema
+	req  int   // bit in the mask of required names seen, or -1
+}
+
+// fieldsLinear is how many fields are searched linearly rather than
+// through a map.
+const fieldsLinear = 8
+
+// field returns the field named name, or nil.
+func (n *node) field(name []byte) *field {
+	if n.index != nil {
+		if i, ok := n.index[string(name)]; ok {
+			return &n.fields[i]
+		}
+		return nil
+	}
+	for i := range n.fields {
+		if n.fields[i].name == string(name) {
+			return &n.fields[i]
+		}
+	}
+	return nil
+}
+
 func isTrue(s *jsonschema.Schema) bool { return reflect.ValueOf(s).Elem().IsZero() }
 
 func isFalse(s *jsonschema.Schema) bool {
@@ -194,8 +249,10 @@ func isFalse(s *jsonschema.Schema) bool {
 	return isTrue(&c)
 }
 
-// errFallback asks the caller to use the general validator (the instance
-// has duplicate keys, whose treatment the general validator decides).
+// errFallback asks the caller to use the general validator: the instance
+// has keys that the general validator reads differently from their bytes
+// (duplicates, where the last one wins, escapes, or invalid UTF-8, which
+// decodes to U+FFFD).
 var errFallback = errors.New("jsonvalid: fall back to the general validator")
 
 // ErrFallback reports whether err asks for general validation.
@@ -206,18 +263,46 @@ func ErrFallback(err error) bool { return err == errFallback }
 // where it does not otherwise, or an error for which [ErrFallback] is true
 // when the general validator must decide.
 func (c *Checker) Check(data []byte) error {
+	if uint64(len(data)) > math.MaxUint32 {
+		return errFallback // beyond the key offsets the scanner records
+	}
 	s := scanner{data: data}
-	s.path = s.pathBuf[:0]
 	s.skipSpace()
-	return s.value(c.root)
+	err := s.value(c.root)
+	if err != nil && err != errFallback && ambiguousKeys(data) {
+		// The checker stops at the first mismatch, possibly before a later
+		// duplicate key that replaces the offending value in the decoded
+		// instance.
+		return errFallback
+	}
+	return err
 }
 
 type scanner struct {
-	data    []byte
-	pos     int
-	path    [][]byte // keys and indexes leading to the current value
+	data []byte
+	pos  int
+	// The keys and indexes leading to the current value: the first ones in
+	// an array, so that the scanner itself stays on the stack, the others
+	// in a slice allocated for deep documents only.
+	depth   int
 	pathBuf [16][]byte
+	deep    [][]byte
+	// The keys of the objects being read, innermost last, likewise.
+	nkeys    int
+	keyBuf   [keysFiltered]span
+	moreKeys []span
 }
+
+func (s *scanner) push(seg []byte) {
+	if s.depth < len(s.pathBuf) {
+		s.pathBuf[s.depth] = seg
+	} else {
+		s.deep = append(s.deep[:s.depth-len(s.pathBuf)], seg)
+	}
+	s.depth++
+}
+
+func (s *scanner) pop() { s.depth-- }
 
 func (s *scanner) skipSpace() {
 	for s.pos < len(s.data) {
@@ -234,8 +319,14 @@ func (s *scanner) skipSpace() {
 // the error path, so the hot path never builds path strings.
 func (s *scanner) fail(format string, args ...any) error {
 	path := ""
-	for _, p := range s.path {
-		path += "/" + string(p)
+	for i := range s.depth {
+		p := s.deep
+		if i < len(s.pathBuf) {
+			p = s.pathBuf[:]
+		} else {
+			i -= len(s.pathBuf)
+		}
+		path += "/" + string(p[i])
 	}
 	if path == "" {
 		path = "/"
@@ -262,7 +353,7 @@ func (s *scanner) value(n *node) error {
 		if !n.any && n.types&tString == 0 {
 			return s.fail("string is not allowed, want %s", n.typeNames())
 		}
-		if n.minLen > 0 || n.maxLen >= 0 {
+		if n.minLen > 0 || n.maxLen != math.MaxInt {
 			l, err := runeCount(s.data[start:s.pos])
 			if err != nil {
 				return err
@@ -270,7 +361,7 @@ func (s *scanner) value(n *node) error {
 			if l < n.minLen {
 				return s.fail("string has %d characters, fewer than %d", l, n.minLen)
 			}
-			if n.maxLen >= 0 && l > n.maxLen {
+			if l > n.maxLen {
 				return s.fail("string has %d characters, more than %d", l, n.maxLen)
 			}
 		}
@@ -292,16 +383,7 @@ func (s *scanner) value(n *node) error {
 		}
 		return nil
 	default:
-		start := s.pos
-	scan:
-		for s.pos < len(s.data) {
-			switch s.data[s.pos] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				break scan
-			}
-			s.pos++
-		}
-		num := s.data[start:s.pos]
+		num := s.number()
 		f, err := strconv.ParseFloat(string(num), 64)
 		if err != nil {
 			// Out of range for float64: the general validator cannot decode
@@ -330,12 +412,69 @@ func (s *scanner) value(n *node) error {
 	}
 }
 
+// number moves past the number at s.pos and returns its text.
+func (s *scanner) number() []byte {
+	start := s.pos
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '-', '+', '.', 'e', 'E':
+			s.pos++
+		default:
+			return s.data[start:s.pos]
+		}
+	}
+	return s.data[start:s.pos]
+}
+
+// Duplicate keys are found by comparing each key with the earlier keys of
+// its object: directly for the first few, through a Bloom filter up to
+// keysFiltered keys, and with a map beyond, so that the work stays linear.
+const (
+	keysDirect   = 8
+	keysFiltered = 64
+)
+
+// span locates a key, without its quotes, in the data.
+type span struct{ start, end uint32 }
+
+// pushKey records a key of the innermost object.
+func (s *scanner) pushKey(start, end int) {
+	k := span{uint32(start), uint32(end)}
+	if s.nkeys < len(s.keyBuf) {
+		s.keyBuf[s.nkeys] = k
+	} else {
+		s.moreKeys = append(s.moreKeys[:s.nkeys-len(s.keyBuf)], k)
+	}
+	s.nkeys++
+}
+
+// key returns the i-th recorded key.
+func (s *scanner) key(i int) []byte {
+	k := s.moreKeys
+	if i < len(s.keyBuf) {
+		k = s.keyBuf[:]
+	} else {
+		i -= len(s.keyBuf)
+	}
+	return s.data[k[i].start:k[i].end]
+}
+
+// seen reports whether one of the recorded keys from index base on is key.
+func (s *scanner) seen(base int, key []byte) bool {
+	for i := base; i < s.nkeys; i++ {
+		if string(s.key(i)) == string(key) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *scanner) object(n *node) error {
 	s.pos++ // {
 	var seenReq uint64
-	var keys [8][]byte // the first keys, to detect duplicates without allocating
-	var more map[string]bool
-	count := 0
+	var bloom [4]uint64
+	var many map[string]bool
+	base := s.nkeys
 	s.skipSpace()
 	if s.data[s.pos] == '}' {
 		s.pos++
@@ -345,48 +484,59 @@ func (s *scanner) object(n *node) error {
 			start := s.pos
 			s.skipString()
 			raw := s.data[start+1 : s.pos-1]
-			if hasEscape(raw) {
+			if !plainKey(raw) {
 				// Escaped keys are rare; let the general validator decide.
 				return errFallback
 			}
-			for _, k := range keys[:min(count, len(keys))] {
-				if string(k) == string(raw) {
+			switch count := s.nkeys - base; {
+			case count < keysDirect:
+				if s.seen(base, raw) {
 					return errFallback
 				}
-			}
-			if count < len(keys) {
-				keys[count] = raw
-			} else {
-				if more == nil {
-					more = map[string]bool{}
+			case count < keysFiltered:
+				if count == keysDirect {
+					for i := base; i < s.nkeys; i++ {
+						bloomAdd(&bloom, s.key(i))
+					}
 				}
-				if more[string(raw)] {
+				if bloomAdd(&bloom, raw) && s.seen(base, raw) {
 					return errFallback
 				}
-				more[string(raw)] = true
+			default:
+				if many == nil {
+					many = make(map[string]bool, 2*count)
+					for i := base; i < s.nkeys; i++ {
+						many[string(s.key(i))] = true
+					}
+				}
+				if many[string(raw)] {
+					return errFallback
+				}
+				many[string(raw)] = true
 			}
-			count++
+			s.pushKey(start+1, s.pos-1)
 			s.skipSpace()
 			s.pos++ // :
 			s.skipSpace()
-			s.path = append(s.path, raw)
-			if p, ok := n.props[string(raw)]; ok {
-				if err := s.value(p); err != nil {
+			s.push(raw)
+			f := n.field(raw)
+			if f != nil && f.node != nil {
+				if err := s.value(f.node); err != nil {
 					return err
 				}
 			} else if n.addlFalse {
-				s.path = s.path[:len(s.path)-1]
+				s.pop()
 				return s.fail("unexpected property %q", raw)
 			} else if n.addl != nil {
 				if err := s.value(n.addl); err != nil {
 					return err
 				}
-			} else {
-				s.skipValue()
+			} else if err := s.skipValue(); err != nil {
+				return err
 			}
-			s.path = s.path[:len(s.path)-1]
-			if i, ok := n.reqIndex[string(raw)]; ok {
-				seenReq |= 1 << uint(i)
+			s.pop()
+			if f != nil && f.req >= 0 {
+				seenReq |= 1 << uint(f.req)
 			}
 			s.skipSpace()
 			if s.data[s.pos] == ',' {
@@ -397,15 +547,36 @@ func (s *scanner) object(n *node) error {
 			break
 		}
 	}
-	for i, r := range n.required {
-		if n.reqIndex[r] == i && seenReq&(1<<uint(i)) == 0 {
-			return s.fail("missing required property %q", r)
+	s.nkeys = base
+	if seenReq != n.reqMask() {
+		for i, r := range n.required {
+			if seenReq&(1<<uint(i)) == 0 {
+				return s.fail("missing required property %q", r)
+			}
 		}
 	}
 	return nil
 }
 
+// bloomAdd adds key to the filter and reports whether it may have been
+// there already.
+func bloomAdd(f *[4]uint64, key []byte) bool {
+	h := uint64(14695981039346656037) // FNV-1a
+	for _, c := range key {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	b1, b2 := h&255, h>>8&255
+	m1, m2 := uint64(1)<<(b1&63), uint64(1)<<(b2&63)
+	seen := f[b1>>6]&m1 != 0 && f[b2>>6]&m2 != 0
+	f[b1>>6] |= m1
+	f[b2>>6] |= m2
+	return seen
+}
+
 var indexNames [64][]byte
+
+var overflowIndex = []byte("…")
 
 func init() {
 	for i := range indexNames {
@@ -423,18 +594,18 @@ func (s *scanner) array(n *node) error {
 		for {
 			s.skipSpace()
 			if n.items != nil {
-				name := []byte("…")
+				name := overflowIndex
 				if count < len(indexNames) {
 					name = indexNames[count]
 				}
-				s.path = append(s.path, name)
+				s.push(name)
 				err := s.value(n.items)
-				s.path = s.path[:len(s.path)-1]
+				s.pop()
 				if err != nil {
 					return err
 				}
-			} else {
-				s.skipValue()
+			} else if err := s.skipValue(); err != nil {
+				return err
 			}
 			count++
 			s.skipSpace()
@@ -449,21 +620,35 @@ func (s *scanner) array(n *node) error {
 	if count < n.minItems {
 		return s.fail("array has %d items, fewer than %d", count, n.minItems)
 	}
-	if n.maxItems >= 0 && count > n.maxItems {
+	if count > n.maxItems {
 		return s.fail("array has %d items, more than %d", count, n.maxItems)
 	}
 	return nil
 }
 
-// skipValue moves past any value.
-func (s *scanner) skipValue() {
+// skipValue moves past any value. Its contents are unconstrained, but the
+// general validator decodes them: it fails on numbers out of the float64
+// range, and so does skipValue.
+func (s *scanner) skipValue() error {
 	depth := 0
 	for s.pos < len(s.data) {
 		switch c := s.data[s.pos]; c {
 		case '"':
 			s.skipString()
 			if depth == 0 {
-				return
+				return nil
+			}
+			continue
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			num := s.number()
+			// Without an exponent, only more than 309 digits overflow.
+			if len(num) > 300 || bytes.IndexAny(num, "eE") >= 0 {
+				if _, err := strconv.ParseFloat(string(num), 64); err != nil {
+					return s.fail("number %s is out of range", num)
+				}
+			}
+			if depth == 0 {
+				return nil
 			}
 			continue
 		case '{', '[':
@@ -472,22 +657,19 @@ func (s *scanner) skipValue() {
 			depth--
 			if depth == 0 {
 				s.pos++
-				return
+				return nil
 			}
 			if depth < 0 {
-				return
+				return nil
 			}
-		case ',':
+		case ',', ' ', '\t', '\n', '\r':
 			if depth == 0 {
-				return
-			}
-		case ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return
+				return nil
 			}
 		}
 		s.pos++
 	}
+	return nil
 }
 
 // skipString moves past the string starting at s.pos.
@@ -515,6 +697,67 @@ func hasEscape(b []byte) bool {
 	return false
 }
 
+// plainKey reports whether the raw key, between its quotes, decodes to
+// itself: no escapes and valid UTF-8.
+func plainKey(raw []byte) bool {
+	ascii := true
+	for _, c := range raw {
+		if c == '\\' {
+			return false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	return ascii || utf8.Valid(raw)
+}
+
+// ambiguousKeys reports whether some object in data, which must be valid
+// JSON, has a key that is not plain or appears twice. It runs on the error
+// path only.
+func ambiguousKeys(data []byte) bool {
+	type frame struct {
+		object bool
+		keys   map[string]bool
+	}
+	var stack []frame
+	expectKey := false
+	s := scanner{data: data}
+	for s.pos < len(data) {
+		switch data[s.pos] {
+		case '{':
+			stack = append(stack, frame{object: true})
+			expectKey = true
+		case '[':
+			stack = append(stack, frame{})
+			expectKey = false
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			expectKey = false
+		case ',':
+			expectKey = stack[len(stack)-1].object
+		case '"':
+			start := s.pos
+			s.skipString()
+			if expectKey {
+				raw := data[start+1 : s.pos-1]
+				top := &stack[len(stack)-1]
+				if !plainKey(raw) || top.keys[string(raw)] {
+					return true
+				}
+				if top.keys == nil {
+					top.keys = map[string]bool{}
+				}
+				top.keys[string(raw)] = true
+				expectKey = false
+			}
+			continue
+		}
+		s.pos++
+	}
+	return false
+}
+
 // runeCount counts the characters of a quoted JSON string.
 func runeCount(quoted []byte) (int, error) {
 	inner := quoted[1 : len(quoted)-1]
@@ -526,6 +769,11 @@ func runeCount(quoted []byte) (int, error) {
 		return 0, err
 	}
 	return utf8.RuneCountInString(str), nil
+}
+
+// reqMask has a bit set for every required name.
+func (n *node) reqMask() uint64 {
+	return uint64(1)<<uint(len(n.required)) - 1 // 1<<64 is 0 in Go, so 64 names give all ones
 }
 
 var typeOrder = []string{"null", "boolean", "integer", "number", "string", "array", "object"}
