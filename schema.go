@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -54,16 +55,92 @@ func (s *schema) prepare() {
 		if !s.lazy {
 			return
 		}
-		var js jsonschema.Schema
-		if err := json.Unmarshal(s.raw, &js); err != nil {
+		compile := func(raw []byte) bool {
+			var js jsonschema.Schema
+			if err := json.Unmarshal(raw, &js); err != nil {
+				return false
+			}
+			resolved, err := js.Resolve(nil)
+			if err != nil {
+				return false
+			}
+			s.resolved, s.fast = resolved, jsonvalid.Compile(&js)
+			return true
+		}
+		if compile(s.raw) {
 			return
 		}
-		resolved, err := js.Resolve(nil)
-		if err != nil {
-			return
+		// Schemas written for JavaScript validators may use regular
+		// expression syntax Go lacks (look-arounds, back-references).
+		// Validate against the rest of the schema rather than nothing.
+		if lenient, changed := dropForeignPatterns(s.raw); changed {
+			compile(lenient)
 		}
-		s.resolved, s.fast = resolved, jsonvalid.Compile(&js)
 	})
+}
+
+// dropForeignPatterns removes from a schema the "pattern" keywords and
+// "patternProperties" entries whose regular expressions Go cannot compile.
+// It reports whether it removed any.
+func dropForeignPatterns(raw []byte) ([]byte, bool) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return raw, false
+	}
+	if !cleanPatterns(v) {
+		return raw, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw, false
+	}
+	return b, true
+}
+
+// cleanPatterns removes foreign patterns from the schema v and,
+// recursively, from its subschemas (never from values such as enum, const
+// or default).
+func cleanPatterns(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	compiles := func(p string) bool { _, err := regexp.Compile(p); return err == nil }
+	changed := false
+	if p, ok := m["pattern"].(string); ok && !compiles(p) {
+		delete(m, "pattern")
+		changed = true
+	}
+	if pp, ok := m["patternProperties"].(map[string]any); ok {
+		for p := range pp {
+			if !compiles(p) {
+				delete(pp, p)
+				changed = true
+			}
+		}
+	}
+	for k, x := range m {
+		switch k {
+		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+			if mm, ok := x.(map[string]any); ok {
+				for _, sub := range mm {
+					changed = cleanPatterns(sub) || changed
+				}
+			}
+		case "items", "prefixItems", "allOf", "anyOf", "oneOf":
+			if list, ok := x.([]any); ok {
+				for _, sub := range list {
+					changed = cleanPatterns(sub) || changed
+				}
+			} else {
+				changed = cleanPatterns(x) || changed
+			}
+		case "additionalProperties", "additionalItems", "unevaluatedProperties", "unevaluatedItems",
+			"not", "if", "then", "else", "contains", "propertyNames", "contentSchema":
+			changed = cleanPatterns(x) || changed
+		}
+	}
+	return changed
 }
 
 // validate checks data, which must be syntactically valid JSON.

@@ -137,9 +137,10 @@ type ToolDef[In, Out any] struct {
 	InputSchema *jsonschema.Schema
 	// RawInputSchema, when set, replaces InputSchema with a schema given as
 	// JSON text (for example by an MCP server). It is sent to models exactly
-	// as given and compiled on first use; a schema this library cannot
-	// compile (for example one using regular expression features Go lacks)
-	// is still sent, but inputs are then not checked locally.
+	// as given and compiled on first use. Regular expressions Go cannot
+	// compile (look-arounds, back-references) are left out of local
+	// validation, and a schema that cannot be compiled at all is not
+	// checked locally; models still see the whole schema.
 	RawInputSchema json.RawMessage
 	// InputExamples show the model what inputs look like.
 	InputExamples []In

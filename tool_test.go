@@ -355,9 +355,9 @@ func TestRawInputSchemaIsSentAsGivenAndCompiledLazily(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, raw, tool.InputSchema())
-	// The pattern uses a look-ahead Go cannot compile: the input is passed
-	// on unchecked rather than the tool failing.
-	model := aitest.NewModel(toolStep(tc("c1", "mail", `{"other":1}`)))
+	// The pattern uses a look-ahead Go cannot compile: it is left out of the
+	// local check rather than the tool failing.
+	model := aitest.NewModel(toolStep(tc("c1", "mail", `{"email":"xyz"}`)))
 	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
 		Model: model, Tools: ai.Tools{{Name: "mail", Tool: tool}}, Prompt: "go",
 	})
@@ -379,4 +379,22 @@ func TestRawInputSchemaIsSentAsGivenAndCompiledLazily(t *testing.T) {
 
 	_, err = ai.NewDynamicTool(ai.ToolDef[json.RawMessage, any]{RawInputSchema: json.RawMessage(`{oops`)})
 	assert.Error(t, err)
+}
+
+func TestRawInputSchemaKeepsWhatGoCanCheck(t *testing.T) {
+	tool, err := ai.NewDynamicTool(ai.ToolDef[json.RawMessage, any]{
+		RawInputSchema: json.RawMessage(`{"type":"object","properties":{
+			"email":{"type":"string","pattern":"^(?!\\.)[a-z.]+@[a-z]+$"},
+			"code":{"type":"string","pattern":"^[A-Z]{3}$"}},"required":["email","code"]}`),
+		Execute: func(context.Context, json.RawMessage, ai.ToolExecutionOptions) (any, error) { return "ok", nil },
+	})
+	require.NoError(t, err)
+	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: aitest.NewModel(toolStep(tc("c1", "signup", `{"email":"a@b","code":"abc"}`), tc("c2", "signup", `{"email":"a@b","code":"ABC"}`))),
+		Tools: ai.Tools{{Name: "signup", Tool: tool}}, Prompt: "go",
+	})
+	require.NoError(t, err)
+	calls := res.ToolCalls()
+	assert.True(t, calls[0].Invalid, "the pattern Go understands is checked")
+	assert.False(t, calls[1].Invalid, "the look-ahead pattern is left to the tool")
 }

@@ -94,11 +94,11 @@ func NewSource(session *mcp.ClientSession, opts *Options) *Source {
 // The returned slice must not be modified, but appending to it is safe: it
 // has no spare capacity, so append copies it.
 //
-// Each tool's input schema is the server's, except for one case: the ai
-// package validates inputs with Go's regexp package, which cannot compile
-// some ECMAScript patterns (lookarounds, for example, as in common e-mail
-// patterns of JavaScript servers). A schema with such patterns loses them,
-// and only them; the server still checks them.
+// Each tool's input schema is sent to models exactly as the server gives
+// it, and compiled for local validation the first time the tool is called.
+// Regular expressions Go cannot compile (look-arounds, for example, as in
+// common e-mail patterns of JavaScript servers) are left out of the local
+// validation only; the server still checks them.
 //
 // Tools returns an error when the listing fails (the source stays stale and
 // the next call tries again), when two tools end up with the same name, or

@@ -264,11 +264,7 @@ func TestToolsForeignPattern(t *testing.T) {
 	tools, err := mcptools.NewSource(ts.session, nil).Tools(context.Background())
 	require.NoError(t, err)
 	tool, _ := tools.Get("signup")
-	assert.JSONEq(t, `{"type":"object","properties":{
-		"email":{"type":"string"},
-		"code":{"type":"string","pattern":"^[A-Z]{3}$"},
-		"pattern":{"type":"string"}},
-		"required":["email","code"]}`, string(tool.(*ai.FunctionTool).InputSchema()))
+	assert.JSONEq(t, string(schema), string(tool.(*ai.FunctionTool).InputSchema()), "the model sees the server's schema")
 
 	// The patterns Go understands are still checked before the call.
 	res, _ := generation(t, context.Background(), tools, "signup", map[string]any{"email": "a@b.io", "code": "abc"})

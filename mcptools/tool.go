@@ -3,10 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"regexp"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/aisdkgo/ai"
@@ -76,25 +73,9 @@ func newTool(session *mcp.ClientSession, server *mcp.Implementation, t *mcp.Tool
 			Meta:        t.Meta,
 		}},
 	}
-	def.InputSchema, err = decodeSchema(raw)
-	if err != nil {
-		return nil, err
-	}
-	tool, err := ai.NewDynamicTool(def)
-	if err == nil {
-		return tool, nil
-	}
-	// The schema may use regular expressions that only ECMAScript
-	// understands (lookarounds, backreferences), which a Go validator
-	// cannot compile. Drop those patterns rather than the tool: the server
-	// still checks them.
-	lenient, changed := dropForeignPatterns(raw)
-	if !changed {
-		return nil, err
-	}
-	if def.InputSchema, err = decodeSchema(lenient); err != nil {
-		return nil, err
-	}
+	// The schema is sent exactly as the server gives it and compiled the
+	// first time the tool is called.
+	def.RawInputSchema = raw
 	return ai.NewDynamicTool(def)
 }
 
@@ -122,80 +103,4 @@ func inputSchema(t *mcp.Tool) ([]byte, error) {
 		return s, nil
 	}
 	return json.Marshal(t.InputSchema)
-}
-
-func decodeSchema(raw []byte) (*jsonschema.Schema, error) {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, errors.New("the input schema is not a JSON Schema object: " + err.Error())
-	}
-	return &s, nil
-}
-
-// dropForeignPatterns removes from a schema the "pattern" keywords and
-// "patternProperties" entries whose regular expressions Go cannot compile.
-// It reports whether it removed any.
-func dropForeignPatterns(raw []byte) ([]byte, bool) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return raw, false
-	}
-	if !cleanSchema(v) {
-		return raw, false
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return raw, false
-	}
-	return b, true
-}
-
-// cleanSchema removes foreign patterns from the schema v and, recursively,
-// from the subschemas at the places JSON Schema puts them (never from
-// values such as enum, const or default).
-func cleanSchema(v any) bool {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	changed := false
-	if p, ok := m["pattern"].(string); ok && !compiles(p) {
-		delete(m, "pattern")
-		changed = true
-	}
-	if pp, ok := m["patternProperties"].(map[string]any); ok {
-		for p := range pp {
-			if !compiles(p) {
-				delete(pp, p)
-				changed = true
-			}
-		}
-	}
-	for k, x := range m {
-		switch k {
-		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
-			if mm, ok := x.(map[string]any); ok {
-				for _, sub := range mm {
-					changed = cleanSchema(sub) || changed
-				}
-			}
-		case "items", "prefixItems", "allOf", "anyOf", "oneOf":
-			if list, ok := x.([]any); ok {
-				for _, sub := range list {
-					changed = cleanSchema(sub) || changed
-				}
-			} else {
-				changed = cleanSchema(x) || changed
-			}
-		case "additionalProperties", "additionalItems", "unevaluatedProperties", "unevaluatedItems",
-			"not", "if", "then", "else", "contains", "propertyNames", "contentSchema":
-			changed = cleanSchema(x) || changed
-		}
-	}
-	return changed
-}
-
-func compiles(pattern string) bool {
-	_, err := regexp.Compile(pattern)
-	return err == nil
 }

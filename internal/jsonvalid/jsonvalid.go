@@ -642,7 +642,7 @@ func (s *scanner) skipValue() error {
 		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 			num := s.number()
 			// Without an exponent, only more than 309 digits overflow.
-			if len(num) > 300 || bytes.IndexAny(num, "eE") >= 0 {
+			if len(num) > 300 || bytes.ContainsAny(num, "eE") {
 				if _, err := strconv.ParseFloat(string(num), 64); err != nil {
 					return s.fail("number %s is out of range", num)
 				}
