@@ -1,0 +1,1 @@
+No host tools are available; do not call `tools.*`.
