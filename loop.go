@@ -381,7 +381,11 @@ func (r *run) generateStep(s *step) (bool, error) {
 			calls = append(calls, call)
 			content = append(content, call)
 		case provider.ToolResult:
-			content = append(content, r.providerResult(c, calls, s))
+			out, err := r.providerResult(c, calls, s)
+			if err != nil {
+				return false, err
+			}
+			content = append(content, out)
 		case provider.ToolApprovalRequest:
 			i := slices.IndexFunc(calls, func(tc ToolCall) bool { return tc.ToolCallID == c.ToolCallID })
 			if i < 0 {
@@ -768,40 +772,41 @@ func invalidCallError(call ToolCall) ToolError {
 }
 
 // providerResult converts the result of a provider-executed call.
-func (r *run) providerResult(c provider.ToolResult, calls []ToolCall, s *step) ContentPart {
+// providerResult converts the result of a provider-executed call. Its input
+// is the call's; in a stream the dynamic flag is the provider's alone, in a
+// non-streaming step the call's. A result whose call is not in the step is
+// an error in a non-streaming step, unless the tool delivers results later
+// (then it has no input).
+func (r *run) providerResult(c provider.ToolResult, calls []ToolCall, s *step) (ContentPart, error) {
 	var input json.RawMessage
 	dynamic := c.Dynamic
 	var meta map[string]any
 	if i := slices.IndexFunc(calls, func(tc ToolCall) bool { return tc.ToolCallID == c.ToolCallID }); i >= 0 {
 		input = calls[i].Input
-		dynamic = dynamic || calls[i].Dynamic
 		meta = calls[i].ToolMetadata
-	} else if in, ok := r.earlierCallInput(c.ToolCallID); ok {
-		input = in
+		if !r.stream {
+			dynamic = calls[i].Dynamic
+		}
+	} else if !r.stream {
+		t, _ := r.idx.get(c.ToolName)
+		pt, ok := t.(*ProviderTool)
+		if !ok || !pt.supportsDeferredResults {
+			return nil, fmt.Errorf("the provider returned a result for tool call %s, which is not in the response", c.ToolCallID)
+		}
+		meta = pt.c.metadata
 	}
 	if c.IsError {
 		return ToolError{
 			ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: input,
 			Error: &ProviderToolError{Value: c.Result}, ProviderExecuted: true, Dynamic: dynamic,
 			ToolMetadata: meta, ProviderMetadata: c.ProviderMetadata,
-		}
+		}, nil
 	}
 	return ToolResult{
 		ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: input, Output: c.Result,
 		ProviderExecuted: true, Dynamic: dynamic, Preliminary: c.Preliminary,
 		ToolMetadata: meta, ProviderMetadata: c.ProviderMetadata,
-	}
-}
-
-func (r *run) earlierCallInput(id string) (json.RawMessage, bool) {
-	for _, st := range r.steps {
-		for _, p := range st.Content {
-			if c, ok := p.(ToolCall); ok && c.ToolCallID == id {
-				return c.Input, true
-			}
-		}
-	}
-	return nil, false
+	}, nil
 }
 
 // ProviderToolError is the error of a provider-executed tool call: the

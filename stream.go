@@ -572,7 +572,7 @@ loop:
 				ok = st.emit(ToolOutputDenied{ToolCallID: call.ToolCallID, ToolName: call.ToolName})
 			}
 		case provider.ToolResult:
-			out := r.providerResult(p, calls, s)
+			out, _ := r.providerResult(p, calls, s)
 			content = append(content, out)
 			if !withhold {
 				ok = st.emit(out.(Part))
@@ -718,8 +718,22 @@ func (st *streamer) execute(s *step, calls []ToolCall) ([]ContentPart, error) {
 	}
 	var outs []ContentPart
 	var batch []Part
+	// Within a batch, failures come first: a tool that fails at once
+	// settles before one that succeeds at once (as in the reference, whose
+	// success path has more asynchronous steps), then call order.
+	failed := func(p Part) int {
+		if _, ok := p.(ToolError); ok {
+			return 0
+		}
+		return 1
+	}
 	flush := func() {
-		slices.SortStableFunc(batch, func(a, b Part) int { return index(a) - index(b) })
+		slices.SortStableFunc(batch, func(a, b Part) int {
+			if fa, fb := failed(a), failed(b); fa != fb {
+				return fa - fb
+			}
+			return index(a) - index(b)
+		})
 		for _, p := range batch {
 			if tr, ok := p.(ToolResult); !ok || !tr.Preliminary {
 				outs = append(outs, p.(ContentPart))

@@ -31,6 +31,7 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 		anyUsage = anyUsage || set
 	}
 	var iterErr error
+	resuming := true // before the first step: the outcomes of a resume
 	for p, err := range res.Parts() {
 		if err != nil {
 			iterErr = err
@@ -46,7 +47,16 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 		if c, ok := p.(ai.ToolCall); ok && c.Invalid {
 			invalid[c.ToolCallID] = true
 		}
+		if _, ok := p.(ai.StartStep); ok {
+			resuming = false
+		}
 		v := streamPartValue(p, invalid)
+		if te, ok := p.(ai.ToolError); ok && resuming {
+			// A resumed call that is no longer valid is reported with its
+			// error as text and without a dynamic flag.
+			v["error"] = te.Error.Error()
+			delete(v, "dynamic")
+		}
 		switch p.(type) {
 		case ai.FinishStep:
 			if !(finished < len(rec.usageSet) && rec.usageSet[finished]) {

@@ -13,6 +13,29 @@ import (
 // errorName returns the name the reference gives an error of the same
 // kind, so traces can be compared.
 func errorName(err error) string {
+	// The outermost error names the failure; wrapped causes only when it
+	// is not one of the library's own.
+	if name := ownErrorName(err); name != "" {
+		return name
+	}
+	return wrappedErrorName(err)
+}
+
+func ownErrorName(err error) string {
+	switch err.(type) {
+	case *ai.NoOutputGeneratedError:
+		return "AI_NoOutputGeneratedError"
+	case *ai.RetryError:
+		return "AI_RetryError"
+	case *ai.ToolCallRepairError:
+		return "AI_ToolCallRepairError"
+	case *ai.InvalidToolInputError:
+		return "AI_InvalidToolInputError"
+	}
+	return ""
+}
+
+func wrappedErrorName(err error) string {
 	var (
 		invalidArg  *ai.InvalidArgumentError
 		invalidPr   *ai.InvalidPromptError
@@ -140,6 +163,9 @@ func partValue(p ai.ContentPart, invalid map[string]bool) any {
 		}
 		if p.ProviderExecuted {
 			m["providerExecuted"] = true
+			if !p.Dynamic {
+				delete(m, "dynamic") // provider results carry the flag only when set
+			}
 		}
 		if p.Preliminary {
 			m["preliminary"] = true
@@ -170,6 +196,9 @@ func partValue(p ai.ContentPart, invalid map[string]bool) any {
 		}
 		if p.ProviderExecuted {
 			m["providerExecuted"] = true
+			if !p.Dynamic {
+				delete(m, "dynamic")
+			}
 		}
 		if p.ToolMetadata != nil {
 			m["toolMetadata"] = toValue(p.ToolMetadata)
