@@ -112,6 +112,7 @@ type CodeModeError struct {
 	Cause error
 }
 
+// Error implements the error interface.
 func (e *CodeModeError) Error() string { return e.Name + ": " + e.Message }
 
 // Unwrap returns e.Cause.

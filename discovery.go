@@ -79,6 +79,7 @@ type ApprovalRequiredError struct {
 	Reason string
 }
 
+// Error implements the error interface.
 func (e *ApprovalRequiredError) Error() string {
 	if e.Denied {
 		msg := fmt.Sprintf("the call of tool %q was denied", e.ToolName)

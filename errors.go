@@ -25,6 +25,7 @@ type InvalidArgumentError struct {
 	Message string
 }
 
+// Error implements the error interface.
 func (e *InvalidArgumentError) Error() string {
 	return fmt.Sprintf("invalid argument for %s: %s", e.Parameter, e.Message)
 }
@@ -35,6 +36,7 @@ type InvalidPromptError struct {
 	Message string
 }
 
+// Error implements the error interface.
 func (e *InvalidPromptError) Error() string { return "invalid prompt: " + e.Message }
 
 // NoSuchToolError reports a call of a tool that is not available in the step
@@ -47,6 +49,7 @@ type NoSuchToolError struct {
 	AvailableTools []string
 }
 
+// Error implements the error interface.
 func (e *NoSuchToolError) Error() string {
 	if e.AvailableTools == nil {
 		return fmt.Sprintf("model tried to call unavailable tool %q; no tools are available", e.ToolName)
@@ -64,6 +67,7 @@ type InvalidToolInputError struct {
 	Cause error
 }
 
+// Error implements the error interface.
 func (e *InvalidToolInputError) Error() string {
 	return fmt.Sprintf("invalid input for tool %s: %v", e.ToolName, e.Cause)
 }
@@ -77,6 +81,7 @@ type JSONParseError struct {
 	Cause error
 }
 
+// Error implements the error interface.
 func (e *JSONParseError) Error() string {
 	return fmt.Sprintf("JSON parsing failed for %s: %v", describeValue([]byte(e.Text)), e.Cause)
 }
@@ -93,6 +98,7 @@ type TypeValidationError struct {
 	Cause   error
 }
 
+// Error implements the error interface.
 func (e *TypeValidationError) Error() string {
 	what := "value"
 	if e.Context != "" {
@@ -111,6 +117,7 @@ type ToolCallRepairError struct {
 	Cause         error
 }
 
+// Error implements the error interface.
 func (e *ToolCallRepairError) Error() string {
 	return fmt.Sprintf("repairing the tool call failed: %v", e.Cause)
 }
@@ -128,6 +135,7 @@ type ToolChoiceViolationError struct {
 	ModelID      string
 }
 
+// Error implements the error interface.
 func (e *ToolChoiceViolationError) Error() string {
 	switch e.ToolChoice.Type {
 	case provider.ToolChoiceNone:
@@ -146,6 +154,7 @@ type ToolExecutionError struct {
 	Panic any
 }
 
+// Error implements the error interface.
 func (e *ToolExecutionError) Error() string {
 	return fmt.Sprintf("tool %s panicked: %v", e.ToolName, e.Panic)
 }
@@ -158,6 +167,7 @@ type CallbackPanicError struct {
 	Panic    any
 }
 
+// Error implements the error interface.
 func (e *CallbackPanicError) Error() string {
 	return fmt.Sprintf("%s panicked: %v", e.Callback, e.Panic)
 }
@@ -168,6 +178,7 @@ type InvalidToolApprovalError struct {
 	ApprovalID string
 }
 
+// Error implements the error interface.
 func (e *InvalidToolApprovalError) Error() string {
 	return fmt.Sprintf("tool approval response %q answers no approval request in the message history", e.ApprovalID)
 }
@@ -179,6 +190,7 @@ type ToolCallNotFoundForApprovalError struct {
 	ApprovalID string
 }
 
+// Error implements the error interface.
 func (e *ToolCallNotFoundForApprovalError) Error() string {
 	return fmt.Sprintf("tool call %q of approval request %q is not in the message history", e.ToolCallID, e.ApprovalID)
 }
@@ -189,6 +201,7 @@ type MissingToolResultsError struct {
 	ToolCallIDs []string
 }
 
+// Error implements the error interface.
 func (e *MissingToolResultsError) Error() string {
 	if len(e.ToolCallIDs) == 1 {
 		return fmt.Sprintf("tool call %s has no result", e.ToolCallIDs[0])
@@ -203,6 +216,7 @@ type NoOutputGeneratedError struct {
 	Cause   error
 }
 
+// Error implements the error interface.
 func (e *NoOutputGeneratedError) Error() string {
 	if e.Message == "" {
 		return "no output generated"
@@ -221,6 +235,7 @@ type RetryError struct {
 	Errors []error
 }
 
+// Error implements the error interface.
 func (e *RetryError) Error() string {
 	last := e.Errors[len(e.Errors)-1]
 	if e.Reason == "errorNotRetryable" {
@@ -244,6 +259,7 @@ func errorText(err error) string {
 // error arrives as text (from a provider stream or a scenario).
 type StringError string
 
+// Error implements the error interface.
 func (e StringError) Error() string { return string(e) }
 
 var _ = errors.New

@@ -815,6 +815,7 @@ type ProviderToolError struct {
 	Value json.RawMessage
 }
 
+// Error implements the error interface.
 func (e *ProviderToolError) Error() string { return string(e.Value) }
 
 // checkToolChoice enforces a none, required or specific tool choice.

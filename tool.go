@@ -49,6 +49,7 @@ const (
 	ProviderExecutedKind
 )
 
+// String returns the name of the kind.
 func (k ToolKind) String() string {
 	switch k {
 	case FunctionKind:

@@ -105,6 +105,7 @@ func (m *Model) Remaining() int {
 // ErrNoResponse is returned when a call finds no scripted response left.
 type ErrNoResponse struct{ Call int }
 
+// Error implements the error interface.
 func (e *ErrNoResponse) Error() string {
 	return fmt.Sprintf("aitest: call %d has no scripted response", e.Call+1)
 }

@@ -39,6 +39,7 @@ type CallError struct {
 	Err error
 }
 
+// Error implements the error interface.
 func (e *CallError) Error() string {
 	if e.Err == nil {
 		if text := resultText(e.Result); text != "" {

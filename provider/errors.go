@@ -26,6 +26,7 @@ type APICallError struct {
 	Cause error
 }
 
+// Error implements the error interface.
 func (e *APICallError) Error() string {
 	if e.StatusCode != 0 {
 		return fmt.Sprintf("API call failed with status %d: %s", e.StatusCode, e.Message)
@@ -52,6 +53,7 @@ type InvalidResponseDataError struct {
 	Message string
 }
 
+// Error implements the error interface.
 func (e *InvalidResponseDataError) Error() string {
 	return "invalid response data: " + e.Message
 }
@@ -63,6 +65,7 @@ type UnsupportedFunctionalityError struct {
 	Functionality string
 }
 
+// Error implements the error interface.
 func (e *UnsupportedFunctionalityError) Error() string {
 	return "unsupported functionality: " + e.Functionality
 }
@@ -73,4 +76,5 @@ type LoadAPIKeyError struct {
 	Message string
 }
 
+// Error implements the error interface.
 func (e *LoadAPIKeyError) Error() string { return e.Message }

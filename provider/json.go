@@ -11,6 +11,7 @@ import (
 // a "type" (or "role") discriminator next to camelCase fields, absent keys for
 // unset optional fields.
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m SystemMessage) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Role            Role            `json:"role"`
@@ -19,6 +20,7 @@ func (m SystemMessage) MarshalJSON() ([]byte, error) {
 	}{RoleSystem, m.Content, m.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m UserMessage) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Role            Role            `json:"role"`
@@ -27,6 +29,7 @@ func (m UserMessage) MarshalJSON() ([]byte, error) {
 	}{RoleUser, nonNil(m.Content), m.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m AssistantMessage) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Role            Role            `json:"role"`
@@ -35,6 +38,7 @@ func (m AssistantMessage) MarshalJSON() ([]byte, error) {
 	}{RoleAssistant, nonNil(m.Content), m.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m ToolMessage) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Role            Role            `json:"role"`
@@ -50,6 +54,7 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p TextPart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -58,6 +63,7 @@ func (p TextPart) MarshalJSON() ([]byte, error) {
 	}{"text", p.Text, p.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p FilePart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -68,6 +74,7 @@ func (p FilePart) MarshalJSON() ([]byte, error) {
 	}{"file", p.Data, p.MediaType, p.Filename, p.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ReasoningPart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -76,6 +83,7 @@ func (p ReasoningPart) MarshalJSON() ([]byte, error) {
 	}{"reasoning", p.Text, p.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ReasoningFilePart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -85,6 +93,7 @@ func (p ReasoningFilePart) MarshalJSON() ([]byte, error) {
 	}{"reasoning-file", p.Data, p.MediaType, p.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p CustomPart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -93,6 +102,7 @@ func (p CustomPart) MarshalJSON() ([]byte, error) {
 	}{"custom", p.Kind, p.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ToolCallPart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string          `json:"type"`
@@ -104,6 +114,7 @@ func (p ToolCallPart) MarshalJSON() ([]byte, error) {
 	}{"tool-call", p.ToolCallID, p.ToolName, jsonOrNull(p.Input), p.ProviderExecuted, p.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ToolResultPart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string           `json:"type"`
@@ -114,6 +125,7 @@ func (p ToolResultPart) MarshalJSON() ([]byte, error) {
 	}{"tool-result", p.ToolCallID, p.ToolName, p.Output, p.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ToolApprovalRequestPart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string          `json:"type"`
@@ -127,6 +139,7 @@ func (p ToolApprovalRequestPart) MarshalJSON() ([]byte, error) {
 	}{"tool-approval-request", p.ApprovalID, p.ToolCallID, p.Reason, p.IsAutomatic, p.Signature, p.InputSchemaInput, p.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ToolApprovalResponsePart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string          `json:"type"`
@@ -145,6 +158,7 @@ func jsonOrNull(v json.RawMessage) json.RawMessage {
 	return v
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o TextOutput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -153,6 +167,7 @@ func (o TextOutput) MarshalJSON() ([]byte, error) {
 	}{"text", o.Value, o.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o JSONOutput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -161,6 +176,7 @@ func (o JSONOutput) MarshalJSON() ([]byte, error) {
 	}{"json", jsonOrNull(o.Value), o.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o ExecutionDeniedOutput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -169,6 +185,7 @@ func (o ExecutionDeniedOutput) MarshalJSON() ([]byte, error) {
 	}{"execution-denied", o.Reason, o.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o ErrorTextOutput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -177,6 +194,7 @@ func (o ErrorTextOutput) MarshalJSON() ([]byte, error) {
 	}{"error-text", o.Value, o.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o ErrorJSONOutput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -185,6 +203,7 @@ func (o ErrorJSONOutput) MarshalJSON() ([]byte, error) {
 	}{"error-json", jsonOrNull(o.Value), o.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o ContentOutput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type            string              `json:"type"`
@@ -193,6 +212,7 @@ func (o ContentOutput) MarshalJSON() ([]byte, error) {
 	}{"content", nonNil(o.Value), o.ProviderOptions})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (d FileBytes) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type string `json:"type"`
@@ -200,6 +220,7 @@ func (d FileBytes) MarshalJSON() ([]byte, error) {
 	}{"data", d.Data})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (d FileURL) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type string `json:"type"`
@@ -207,6 +228,7 @@ func (d FileURL) MarshalJSON() ([]byte, error) {
 	}{"url", d.URL})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (d FileReference) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type      string            `json:"type"`
@@ -214,6 +236,7 @@ func (d FileReference) MarshalJSON() ([]byte, error) {
 	}{"reference", d.Reference})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (d FileText) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type string `json:"type"`
@@ -259,6 +282,7 @@ func (t ProviderTool) MarshalJSON() ([]byte, error) {
 
 // Content and stream parts.
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c Text) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -268,6 +292,7 @@ func (c Text) MarshalJSON() ([]byte, error) {
 	}{"text", c.Text, c.Citations, c.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c Reasoning) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -276,6 +301,7 @@ func (c Reasoning) MarshalJSON() ([]byte, error) {
 	}{"reasoning", c.Text, c.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c Custom) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -284,6 +310,7 @@ func (c Custom) MarshalJSON() ([]byte, error) {
 	}{"custom", c.Kind, c.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c File) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -293,6 +320,7 @@ func (c File) MarshalJSON() ([]byte, error) {
 	}{"file", c.MediaType, c.Data, c.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c ReasoningFile) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -302,6 +330,7 @@ func (c ReasoningFile) MarshalJSON() ([]byte, error) {
 	}{"reasoning-file", c.MediaType, c.Data, c.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c Source) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -315,6 +344,7 @@ func (c Source) MarshalJSON() ([]byte, error) {
 	}{"source", c.SourceType, c.ID, c.URL, c.MediaType, c.Title, c.Filename, c.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c ToolCall) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -327,6 +357,7 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 	}{"tool-call", c.ToolCallID, c.ToolName, c.Input, c.ProviderExecuted, c.Dynamic, c.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c ToolResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -340,6 +371,7 @@ func (c ToolResult) MarshalJSON() ([]byte, error) {
 	}{"tool-result", c.ToolCallID, c.ToolName, jsonOrNull(c.Result), c.IsError, c.Preliminary, c.Dynamic, c.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c ToolApprovalRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -349,6 +381,7 @@ func (c ToolApprovalRequest) MarshalJSON() ([]byte, error) {
 	}{"tool-approval-request", c.ApprovalID, c.ToolCallID, c.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p StreamStart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type     string    `json:"type"`
@@ -356,6 +389,7 @@ func (p StreamStart) MarshalJSON() ([]byte, error) {
 	}{"stream-start", nonNil(p.Warnings)})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ResponseMetadata) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type      string    `json:"type"`
@@ -373,38 +407,47 @@ type blockJSON struct {
 	ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p TextStart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(blockJSON{Type: "text-start", ID: p.ID, ProviderMetadata: p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p TextDelta) MarshalJSON() ([]byte, error) {
 	return json.Marshal(blockJSON{Type: "text-delta", ID: p.ID, Delta: &p.Delta, ProviderMetadata: p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p TextEnd) MarshalJSON() ([]byte, error) {
 	return json.Marshal(blockJSON{Type: "text-end", ID: p.ID, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ReasoningStart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(blockJSON{Type: "reasoning-start", ID: p.ID, ProviderMetadata: p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ReasoningDelta) MarshalJSON() ([]byte, error) {
 	return json.Marshal(blockJSON{Type: "reasoning-delta", ID: p.ID, Delta: &p.Delta, ProviderMetadata: p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ReasoningEnd) MarshalJSON() ([]byte, error) {
 	return json.Marshal(blockJSON{Type: "reasoning-end", ID: p.ID, ProviderMetadata: p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ToolInputDelta) MarshalJSON() ([]byte, error) {
 	return json.Marshal(blockJSON{Type: "tool-input-delta", ID: p.ID, Delta: &p.Delta, ProviderMetadata: p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ToolInputEnd) MarshalJSON() ([]byte, error) {
 	return json.Marshal(blockJSON{Type: "tool-input-end", ID: p.ID, ProviderMetadata: p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ToolInputStart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -418,6 +461,7 @@ func (p ToolInputStart) MarshalJSON() ([]byte, error) {
 	}{"tool-input-start", p.ID, p.ToolName, p.InputEncoding, p.ProviderExecuted, p.Dynamic, p.Title, p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p Finish) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
@@ -427,8 +471,10 @@ func (p Finish) MarshalJSON() ([]byte, error) {
 	}{"finish", p.FinishReason, p.Usage, p.ProviderMetadata})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (Ping) MarshalJSON() ([]byte, error) { return []byte(`{"type":"ping"}`), nil }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p Raw) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type     string          `json:"type"`
@@ -436,6 +482,7 @@ func (p Raw) MarshalJSON() ([]byte, error) {
 	}{"raw", jsonOrNull(p.RawValue)})
 }
 
+// MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ErrorPart) MarshalJSON() ([]byte, error) {
 	var msg any = nil
 	if p.Err != nil {
@@ -558,6 +605,7 @@ type InvalidMessageRoleError struct {
 	Role Role
 }
 
+// Error implements the error interface.
 func (e *InvalidMessageRoleError) Error() string {
 	return fmt.Sprintf(`invalid message role %q: must be one of "system", "user", "assistant", "tool"`, string(e.Role))
 }

@@ -64,6 +64,7 @@ type StreamError struct {
 	Message string
 }
 
+// Error implements the error interface.
 func (e *StreamError) Error() string {
 	if e.Type == "" {
 		return "anthropic stream error: " + e.Message

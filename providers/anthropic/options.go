@@ -224,4 +224,5 @@ type InvalidOptionsError struct {
 	Message string
 }
 
+// Error implements the error interface.
 func (e *InvalidOptionsError) Error() string { return "anthropic: " + e.Message }
