@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
