@@ -251,29 +251,16 @@ func cleanUser(m UserMessage) (UserMessage, bool) {
 		// A plain text message is sent as it is, even when empty.
 		return m, false
 	}
-	drop := false
-	for _, p := range m.Content {
-		if t, ok := p.(TextPart); ok && t.Text == "" {
-			drop = true
-			break
-		}
-	}
-	if !drop {
-		return m, false
-	}
-	c := make([]UserPart, 0, len(m.Content))
-	for _, p := range m.Content {
-		if t, ok := p.(TextPart); ok && t.Text == "" {
-			continue
-		}
-		c = append(c, p)
-	}
+	c, changed := keepParts(m.Content, func(p UserPart) bool {
+		t, ok := p.(TextPart)
+		return !ok || t.Text != ""
+	})
 	m.Content = c
-	return m, true
+	return m, changed
 }
 
 func cleanAssistant(m AssistantMessage) (AssistantMessage, bool) {
-	keep := func(p AssistantPart) bool {
+	c, changed := keepParts(m.Content, func(p AssistantPart) bool {
 		switch p := p.(type) {
 		case TextPart:
 			return p.Text != "" || p.ProviderOptions != nil
@@ -281,52 +268,38 @@ func cleanAssistant(m AssistantMessage) (AssistantMessage, bool) {
 			return false
 		}
 		return true
-	}
-	all := true
-	for _, p := range m.Content {
-		if !keep(p) {
-			all = false
-			break
-		}
-	}
-	if all {
-		return m, false
-	}
-	c := make([]AssistantPart, 0, len(m.Content))
-	for _, p := range m.Content {
-		if keep(p) {
-			c = append(c, p)
-		}
-	}
+	})
 	m.Content = c
-	return m, true
+	return m, changed
 }
 
 func cleanTool(m ToolMessage) (ToolMessage, bool) {
-	keep := func(p ToolPart) bool {
-		if r, ok := p.(ToolApprovalResponsePart); ok {
-			return r.ProviderExecuted
-		}
-		return true
-	}
-	all := true
-	for _, p := range m.Content {
-		if !keep(p) {
-			all = false
-			break
-		}
-	}
-	if all {
-		return m, false
-	}
-	c := make([]ToolPart, 0, len(m.Content))
-	for _, p := range m.Content {
-		if keep(p) {
-			c = append(c, p)
-		}
-	}
+	c, changed := keepParts(m.Content, func(p ToolPart) bool {
+		r, ok := p.(ToolApprovalResponsePart)
+		return !ok || r.ProviderExecuted
+	})
 	m.Content = c
-	return m, true
+	return m, changed
+}
+
+// keepParts returns the parts keep accepts and whether any was dropped; it
+// returns parts itself, without copying, when none is.
+func keepParts[T any](parts []T, keep func(T) bool) ([]T, bool) {
+	i := 0
+	for i < len(parts) && keep(parts[i]) {
+		i++
+	}
+	if i == len(parts) {
+		return parts, false
+	}
+	out := make([]T, 0, len(parts)-1)
+	out = append(out, parts[:i]...)
+	for _, p := range parts[i+1:] {
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	return out, true
 }
 
 // jsonValue marshals v, mapping failures to null.

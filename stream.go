@@ -691,11 +691,13 @@ loop:
 }
 
 // settleWindow is how long the stream waits, after a tool result arrives,
-// for further results before emitting them. Results that arrive together
-// are emitted in call order, so tools that finish at once (for example
-// without any I/O) stream in a stable order; slower tools still stream in
-// completion order.
-const settleWindow = time.Millisecond
+// for a further result before emitting what it has. Results that arrive
+// together (each within the window of the previous one) are emitted failures
+// first, then in call order, so tools that finish at once (for example
+// without any I/O) stream in a stable order however the goroutines are
+// scheduled; slower tools still stream in completion order, a few
+// milliseconds late at most.
+const settleWindow = 5 * time.Millisecond
 
 // execute runs a step's calls and streams their preliminary and final
 // results in completion order; it returns the final outputs in that order.
@@ -767,6 +769,7 @@ func (st *streamer) execute(s *step, calls []ToolCall) ([]ContentPart, error) {
 				break
 			}
 			batch = append(batch, p)
+			timer.Reset(settleWindow)
 		case <-timer.C:
 			flush()
 		}

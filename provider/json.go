@@ -545,56 +545,17 @@ func UnmarshalMessage(data []byte) (Message, error) {
 		}
 		return SystemMessage{Content: *text, ProviderOptions: head.ProviderOptions}, nil
 	case RoleUser:
-		m := UserMessage{ProviderOptions: head.ProviderOptions}
-		if text != nil {
-			m.Content = []UserPart{TextPart{Text: *text}}
-		}
-		for i, p := range parts {
-			part, err := unmarshalPart(p)
-			if err != nil {
-				return nil, fmt.Errorf("part %d: %w", i, err)
-			}
-			up, ok := part.(UserPart)
-			if !ok {
-				return nil, fmt.Errorf("part %d: a user message cannot hold %T", i, part)
-			}
-			m.Content = append(m.Content, up)
-		}
-		return m, nil
+		content, err := decodeParts[UserPart](parts, text, "a user message")
+		return UserMessage{Content: content, ProviderOptions: head.ProviderOptions}, err
 	case RoleAssistant:
-		m := AssistantMessage{ProviderOptions: head.ProviderOptions}
-		if text != nil {
-			m.Content = []AssistantPart{TextPart{Text: *text}}
-		}
-		for i, p := range parts {
-			part, err := unmarshalPart(p)
-			if err != nil {
-				return nil, fmt.Errorf("part %d: %w", i, err)
-			}
-			ap, ok := part.(AssistantPart)
-			if !ok {
-				return nil, fmt.Errorf("part %d: an assistant message cannot hold %T", i, part)
-			}
-			m.Content = append(m.Content, ap)
-		}
-		return m, nil
+		content, err := decodeParts[AssistantPart](parts, text, "an assistant message")
+		return AssistantMessage{Content: content, ProviderOptions: head.ProviderOptions}, err
 	case RoleTool:
-		m := ToolMessage{ProviderOptions: head.ProviderOptions}
 		if text != nil {
 			return nil, errors.New("tool message content must be an array")
 		}
-		for i, p := range parts {
-			part, err := unmarshalPart(p)
-			if err != nil {
-				return nil, fmt.Errorf("part %d: %w", i, err)
-			}
-			tp, ok := part.(ToolPart)
-			if !ok {
-				return nil, fmt.Errorf("part %d: a tool message cannot hold %T", i, part)
-			}
-			m.Content = append(m.Content, tp)
-		}
-		return m, nil
+		content, err := decodeParts[ToolPart](parts, nil, "a tool message")
+		return ToolMessage{Content: content, ProviderOptions: head.ProviderOptions}, err
 	}
 	return nil, &InvalidMessageRoleError{Role: head.Role}
 }
@@ -608,6 +569,29 @@ type InvalidMessageRoleError struct {
 // Error implements the error interface.
 func (e *InvalidMessageRoleError) Error() string {
 	return fmt.Sprintf(`invalid message role %q: must be one of "system", "user", "assistant", "tool"`, string(e.Role))
+}
+
+// decodeParts decodes the parts of a message whose parts must be of type T;
+// a string content becomes one text part.
+func decodeParts[T any](parts []json.RawMessage, text *string, what string) ([]T, error) {
+	var out []T
+	if text != nil {
+		if tp, ok := any(TextPart{Text: *text}).(T); ok {
+			out = append(out, tp)
+		}
+	}
+	for i, p := range parts {
+		part, err := unmarshalPart(p)
+		if err != nil {
+			return nil, fmt.Errorf("part %d: %w", i, err)
+		}
+		t, ok := part.(T)
+		if !ok {
+			return nil, fmt.Errorf("part %d: %s cannot hold %T", i, what, part)
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 func unmarshalPart(data []byte) (any, error) {
