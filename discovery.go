@@ -1,7 +1,6 @@
 package ai
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -98,19 +97,9 @@ func (r *run) invokeRouted(ctx context.Context, st *stepTools, routed Tools, nam
 		return nil, &NoSuchToolError{ToolName: name, AvailableTools: routed.Names()}
 	}
 	c := t.core()
-	text := json.RawMessage(bytes.TrimSpace(input))
-	if len(text) == 0 {
-		text = json.RawMessage("{}")
-	}
-	if err := parseJSON(text); err != nil {
-		return nil, &InvalidToolInputError{ToolName: name, ToolInput: string(input), Cause: &JSONParseError{Text: string(text), Cause: err}}
-	}
-	if err := c.input.validate(text); err != nil {
-		return nil, &InvalidToolInputError{ToolName: name, ToolInput: string(input), Cause: &TypeValidationError{Value: text, Cause: err}}
-	}
-	value, err := c.decode(text)
+	text, value, err := c.parseInput(name, string(input))
 	if err != nil {
-		return nil, &InvalidToolInputError{ToolName: name, ToolInput: string(input), Cause: &TypeValidationError{Value: text, Cause: err}}
+		return nil, err
 	}
 	tctx := st.toolsContext[name]
 	if c.context != nil {

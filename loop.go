@@ -693,16 +693,9 @@ func (r *run) parseOnce(s *step, pc provider.ToolCall) (ToolCall, error) {
 		return ToolCall{}, &NoSuchToolError{ToolName: pc.ToolName, AvailableTools: s.tools.modelToolNames()}
 	}
 	c := e.tool.core()
-	raw := []byte(text)
-	if err := parseJSON(raw); err != nil {
-		return ToolCall{}, &InvalidToolInputError{ToolName: pc.ToolName, ToolInput: pc.Input, Cause: &JSONParseError{Text: text, Cause: err}}
-	}
-	if err := c.input.validate(raw); err != nil {
-		return ToolCall{}, &InvalidToolInputError{ToolName: pc.ToolName, ToolInput: pc.Input, Cause: &TypeValidationError{Value: raw, Cause: err}}
-	}
-	value, err := c.decode(raw)
+	raw, value, err := c.parseInput(pc.ToolName, pc.Input)
 	if err != nil {
-		return ToolCall{}, &InvalidToolInputError{ToolName: pc.ToolName, ToolInput: pc.Input, Cause: &TypeValidationError{Value: raw, Cause: err}}
+		return ToolCall{}, err
 	}
 	return ToolCall{
 		ToolCallID:       pc.ToolCallID,
@@ -716,6 +709,29 @@ func (r *run) parseOnce(s *step, pc provider.ToolCall) (ToolCall, error) {
 		value:            value,
 		rawInput:         pc.Input,
 	}, nil
+}
+
+// parseInput turns a call's input text into validated JSON and the value the
+// tool's callbacks receive. Empty input counts as {}. It is the one place
+// where tool input is checked, for direct calls, resumed approvals and calls
+// made by caller tools alike.
+func (c *toolCore) parseInput(name, input string) (json.RawMessage, any, error) {
+	text := strings.TrimSpace(input)
+	if text == "" {
+		text = "{}"
+	}
+	raw := json.RawMessage(text)
+	if err := parseJSON(raw); err != nil {
+		return nil, nil, &InvalidToolInputError{ToolName: name, ToolInput: input, Cause: &JSONParseError{Text: text, Cause: err}}
+	}
+	if err := c.input.validate(raw); err != nil {
+		return nil, nil, &InvalidToolInputError{ToolName: name, ToolInput: input, Cause: &TypeValidationError{Value: raw, Cause: err}}
+	}
+	value, err := c.decode(raw)
+	if err != nil {
+		return nil, nil, &InvalidToolInputError{ToolName: name, ToolInput: input, Cause: &TypeValidationError{Value: raw, Cause: err}}
+	}
+	return raw, value, nil
 }
 
 func dynamicProviderCall(pc provider.ToolCall, text string) ToolCall {
