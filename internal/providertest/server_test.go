@@ -191,13 +191,6 @@ func frame(ev event) string {
 	return b.String()
 }
 
-// requests returns the requests received so far.
-func (s *server) requests() []*request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*request(nil), s.reqs...)
-}
-
 // count returns how many requests were received.
 func (s *server) count() int {
 	s.mu.Lock()
