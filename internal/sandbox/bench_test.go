@@ -3,9 +3,14 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 func BenchmarkRunTrivial(b *testing.B) {
@@ -97,4 +102,137 @@ func FuzzRun(f *testing.F) {
 			t.Fatalf("Run did not return for %q", src)
 		}
 	})
+}
+
+// FuzzToolOutput hands arbitrary bytes to a program as the output of its
+// tool calls: the run must end within its limits with an *Error or a result,
+// never panic or leave a goroutine behind, and the program must see valid
+// JSON as a value and anything else as a failed call.
+func FuzzToolOutput(f *testing.F) {
+	for _, seed := range []string{
+		``, ` `, `null`, `1`, `-0`, `1e999`, `"s"`, `"\ud800"`, `"\u0000"`, "\"\xff\xfe\"", `{"a":[1,{"b":null}]}`,
+		`{"__proto__":{"polluted":1},"constructor":{"prototype":1}}`, `{"a":1,"a":2}`, "\ufeff1", "1\x00", `[1,`, `{"a":}`,
+		`NaN`, `undefined`, `'single'`, `[1,2,3]garbage`, `1 2`, "\t\n\r [ ] ",
+		strings.Repeat("[", 5000) + strings.Repeat("]", 5000),
+		strings.Repeat(`{"a":`, 3000) + "1" + strings.Repeat("}", 3000),
+		strings.Repeat("[", 100),
+		`[` + strings.Repeat(`"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",`, 3000) + `0]`,
+		`"` + strings.Repeat("\\u00e9", 50000) + `"`,
+		`"` + strings.Repeat("x", 1<<20) + `"`,
+		`[` + strings.Repeat(`{"k":"v","n":[1,2.5,-3e9]},`, 1000) + `0]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	const maxOutput = 1 << 20
+	limits := Limits{
+		Timeout:            2 * time.Second,
+		MemoryBytes:        8 << 20,
+		StackBytes:         256 << 10,
+		MaxToolOutputBytes: maxOutput,
+		MaxResultBytes:     4096,
+		MaxConsoleBytes:    1024,
+	}
+	// The program reads the output three times, awaiting one call and then
+	// two at once, walks each value and reports what it saw.
+	src := `
+const describe = (v: any) => {
+  let nodes = 0;
+  const stack = [v];
+  while (stack.length > 0 && nodes < 2000) {
+    const x = stack.pop();
+    nodes++;
+    if (x !== null && typeof x === "object") for (const k of Object.keys(x)) stack.push(x[k]);
+  }
+  let json: any;
+  try { json = JSON.stringify(v); } catch (e) { json = "unserializable"; }
+  return [typeof v, nodes, typeof json === "string" ? json.length : String(json)];
+};
+const read = async (name: string) => {
+  try {
+    return ["ok", ...describe(await tools[name]({}))];
+  } catch (e: any) {
+    return ["error", e === null ? "null" : String(e?.code)];
+  }
+};
+const first = await read("a");
+const [second, third] = await Promise.all([read("b"), read("c")]);
+console.log(first, second);
+return [first, second, third];`
+	f.Fuzz(func(t *testing.T, output []byte) {
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+		tool := func(context.Context, ToolCall) (json.RawMessage, error) {
+			return json.RawMessage(output), nil
+		}
+		type outcome struct {
+			res *Result
+			err error
+		}
+		done := make(chan outcome, 1)
+		start := time.Now()
+		go func() {
+			res, err := Run(context.Background(), Options{Source: src, CallTool: tool, Limits: limits})
+			done <- outcome{res, err}
+		}()
+		var o outcome
+		select {
+		case o = <-done:
+		case <-time.After(promptly(20 * time.Second)):
+			t.Fatalf("Run did not return for an output of %d bytes", len(output))
+		}
+		if d := time.Since(start); d > limits.Timeout+toolExitGrace+promptly(time.Second) {
+			t.Errorf("Run took %v, more than its limit", d)
+		}
+		if o.err != nil {
+			var e *Error
+			if !errors.As(o.err, &e) {
+				t.Fatalf("error %T is not an *Error: %v", o.err, o.err)
+			}
+			// The program catches every failed call; only running out of
+			// memory or time can end it otherwise.
+			switch e.Code {
+			case CodeMemoryLimit, CodeTimeout, CodeUserError:
+			default:
+				t.Errorf("unexpected failure %s: %v", e.Code, e)
+			}
+			return
+		}
+		var reads [][]any
+		if err := json.Unmarshal(o.res.Value, &reads); err != nil || len(reads) != 3 || len(reads[0]) < 2 {
+			t.Fatalf("unreadable result %s: %v", o.res.Value, err)
+		}
+		for _, r := range reads[1:] {
+			// The second and third read run at the same time and may
+			// run out of memory where the first did not.
+			if !reflect.DeepEqual(r, reads[0]) && !reflect.DeepEqual(r, []any{"error", "null"}) && !reflect.DeepEqual(r, []any{"error", "undefined"}) {
+				t.Errorf("the same output was read differently: %s", o.res.Value)
+			}
+		}
+		kind, detail := reads[0][0], reads[0][1]
+		switch {
+		case len(output) == 0:
+			if kind != "ok" || detail != "undefined" {
+				t.Errorf("empty output: got %v", reads[0])
+			}
+		case !json.Valid(output):
+			if kind != "error" || detail != CodeHostToolError {
+				t.Errorf("invalid JSON %q: got %v", truncate(output), reads[0])
+			}
+		case len(output) > maxOutput:
+			if kind != "error" || detail != CodeSerialization {
+				t.Errorf("output over the limit: got %v", reads[0])
+			}
+		case kind == "error":
+			// Valid JSON the engine cannot hold: too deep or too large.
+			if detail != CodeSerialization && detail != "null" && detail != "undefined" {
+				t.Errorf("valid JSON %q: got %v", truncate(output), reads[0])
+			}
+		}
+	})
+}
+
+func truncate(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "..."
+	}
+	return string(b)
 }

@@ -1,9 +1,14 @@
 package sandbox
 
 import (
+	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"modernc.org/quickjs"
 )
 
 func TestMissingGlobals(t *testing.T) {
@@ -142,4 +147,92 @@ const attempts = [
 const failed = attempts.map(f => { try { f(); return false; } catch (e) { return true; } });
 return { failed, value: await tools.echo({ ok: true }) };`, Options{CallTool: echo})
 	assert.JSONEq(t, `{"failed":[false,true,false,true,true,false],"value":{"ok":true}}`, got)
+}
+
+func TestFrozenRootsAreDataProperties(t *testing.T) {
+	// The prelude reads global bindings and the prototype property of
+	// built-in functions as plain values and makes the global bindings
+	// read-only with a descriptor that has no value: both are only right
+	// for data properties. Check that the bare engine has no accessor there.
+	vm, err := quickjs.NewVM()
+	require.NoError(t, err)
+	defer vm.Close()
+	got, err := vm.Eval(`
+const accessors = [];
+for (const k of Reflect.ownKeys(globalThis)) {
+  const d = Object.getOwnPropertyDescriptor(globalThis, k);
+  if (!('value' in d)) accessors.push(String(k));
+  else if (typeof d.value === 'function') {
+    const p = Object.getOwnPropertyDescriptor(d.value, 'prototype');
+    if (p !== undefined && !('value' in p)) accessors.push(String(k) + '.prototype');
+  }
+}
+JSON.stringify(accessors)`, quickjs.EvalGlobal)
+	require.NoError(t, err)
+	assert.Equal(t, "[]", got)
+}
+
+// realmProbe describes the state of a fresh realm that programs could
+// change: global bindings, the keys and flags of the main prototypes and
+// what a few common operations do.
+const realmProbe = `
+const P = (o: any) => Reflect.ownKeys(o).map(String).sort().join(",");
+return {
+  globals: P(globalThis),
+  object: P(Object.prototype), array: P(Array.prototype), fn: P(Function.prototype),
+  promise: P(Promise.prototype), error: P(Error.prototype), string: P(String.prototype),
+  frozen: [Object.prototype, Array.prototype, Promise.prototype, JSON, Math].every(o => Object.isFrozen(o)),
+  ops: [String({}), [1, 2].map(x => x * 2).join(), JSON.stringify({ a: [1] }), typeof tools.x, String(new Error("m"))],
+};`
+
+func TestManyRunsStayIsolated(t *testing.T) {
+	base := mustRun(t, realmProbe, Options{})
+	tampering := []struct {
+		src    string
+		limits Limits
+	}{
+		{src: "globalThis.leak = 1; (globalThis as any).Array.prototype.hacked = 1; return 1"},
+		{src: "var v = 1; function f() {} (globalThis as any).g = f; return v"},
+		{src: "try { Object.defineProperty(Object.prototype, 'polluted', { value: 1 }) } catch (e) {} return 1"},
+		{src: "try { (Object.prototype as any).__proto__ = { evil: 1 } } catch (e) {} return 1"},
+		{src: "(Error.prototype as any).name = 'Hacked'; (Promise.prototype as any).then = null; return 1"},
+		{src: "Object.defineProperty(globalThis, 'Symbol', { value: 1 }); return 1"},
+		{src: "using x = null; class A { @((v: any) => v) m() {} } return 1"},
+		{src: "const a: any[] = []; while (true) a.push({})", limits: Limits{Timeout: 30 * time.Second, MemoryBytes: 4 << 20}},
+		{src: "while (true) {}", limits: Limits{Timeout: 50 * time.Millisecond}},
+		{src: "function f(): any { return f() } return f()"},
+		{src: "await new Promise(() => {})"},
+		{src: "throw new Error('x')"},
+		{src: "return ; }"},
+		{src: "tools.x({}); return 1"},
+		{src: "console.log(globalThis); (console as any).log = null; return 1"},
+	}
+	rounds := 3
+	if raceEnabled {
+		rounds = 1
+	}
+	for i := 0; i < rounds; i++ {
+		for _, tc := range tampering {
+			limits := tc.limits
+			if limits == (Limits{}) {
+				limits = quick
+			}
+			_, _ = Run(context.Background(), Options{Source: tc.src, Limits: limits, CallTool: echo})
+			assert.Equal(t, base, mustRun(t, realmProbe, Options{}), "after %q", tc.src)
+		}
+	}
+}
+
+func TestMemoryOfEarlierRunsIsNotCounted(t *testing.T) {
+	// Each run may use most of its limit, whatever the runs before it did,
+	// including one that ran out of memory.
+	const limit = 16 << 20
+	limits := Limits{Timeout: 30 * time.Second, MemoryBytes: limit}
+	big := fmt.Sprintf("const a = new Uint8Array(%d); a.fill(1); return a.length", limit*6/10)
+	for i := 0; i < 3; i++ {
+		assert.Equal(t, fmt.Sprint(limit*6/10), mustRun(t, big, Options{Limits: limits}), "run %d", i)
+	}
+	e := runErr(t, fmt.Sprintf("const a = new Uint8Array(%d); return a.length", limit*2), Options{Limits: limits})
+	assert.Equal(t, CodeMemoryLimit, e.Code)
+	assert.Equal(t, fmt.Sprint(limit*6/10), mustRun(t, big, Options{Limits: limits}))
 }

@@ -652,6 +652,12 @@
   // gathered above. Built-in functions that are not constructors own only
   // `length` and `name` and are left alone. A test walks the complete graph
   // of reachable objects to check that nothing else is left unfrozen.
+  //
+  // Freezing is most of the cost of a run, because it makes the engine
+  // create every built-in method it otherwise creates on first use, so the
+  // walk itself is kept to plain property reads: the global bindings and
+  // the `prototype` properties of built-in functions are data properties in
+  // this engine (a test checks), and nothing but the prelude has run yet.
 
   const frozen = new $Set([g]);
   function freezeChain(o) {
@@ -659,25 +665,19 @@
       frozen.add(o);
       freeze(o);
       if (typeof o === "function") {
-        const d = getOwnPropertyDescriptor(o, "prototype");
-        if (d !== undefined) {
-          freezeChain(d.value);
-        }
+        freezeChain(o.prototype);
       }
       o = getPrototypeOf(o);
     }
   }
 
   hiddenRoots.push($Array.prototype[$Symbol.unscopables]);
+  const readOnly = { writable: false, configurable: false };
   const globalKeys = ownKeys(g);
   for (let i = 0; i < globalKeys.length; i++) {
-    const d = getOwnPropertyDescriptor(g, globalKeys[i]);
-    if ("value" in d) {
-      freezeChain(d.value);
-      if (d.configurable || d.writable) {
-        defineProperty(g, globalKeys[i], { writable: false, configurable: false });
-      }
-    }
+    const k = globalKeys[i];
+    freezeChain(g[k]);
+    defineProperty(g, k, readOnly);
   }
   for (let i = 0; i < hiddenRoots.length; i++) {
     freezeChain(hiddenRoots[i]);

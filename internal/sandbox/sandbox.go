@@ -15,7 +15,9 @@
 // and are syntax errors. Syntax newer than ES2023 (what the engine
 // implements) is lowered where esbuild can, such as `using` declarations and
 // decorators. Syntax errors fail the run with CODE_MODE_USER_ERROR, name
-// SyntaxError, and the line and column in the program.
+// SyntaxError, and the line and column in the program. The output of the
+// transform is kept in a small process-wide cache keyed by the SHA-256 of
+// the source, so a program run again is not transformed again.
 //
 // The return value crosses into Go as JSON, with JSON.stringify semantics in
 // the guest: NaN and Infinity become null, functions and undefined members

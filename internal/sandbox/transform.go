@@ -1,9 +1,13 @@
 package sandbox
 
 import (
+	"container/list"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -27,6 +31,19 @@ var moduleSyntax = regexp.MustCompile(`^\s*(import\s*[\w{*"'$]|export\b)`)
 // variables of the run. A syntax error is returned as a CODE_MODE_USER_ERROR
 // *Error named SyntaxError.
 func compileSource(src string) (string, *Error) {
+	key := sourceKey(src)
+	if script, ok := transforms.get(key); ok {
+		return script, nil
+	}
+	script, err := transformSource(src)
+	if err == nil {
+		transforms.put(key, script)
+	}
+	return script, err
+}
+
+// transformSource is compileSource without the cache.
+func transformSource(src string) (string, *Error) {
 	res := api.Transform(wrapHead+src+wrapTail, api.TransformOptions{
 		Loader:   api.LoaderTS,
 		Target:   api.ES2023,
@@ -64,4 +81,90 @@ func syntaxError(src string, m api.Message) *Error {
 		e.Details = details
 	}
 	return e
+}
+
+// Bounds of the transform cache. Programs are often run again unchanged
+// (retries, the same snippet with other tool results), and the transform is
+// a sizeable part of a short run.
+const (
+	transformCacheEntries  = 256
+	transformCacheBytes    = 8 << 20
+	transformCacheMaxEntry = 256 << 10
+)
+
+// transforms caches the scripts of programs that compiled, by the SHA-256
+// of their source. Failed transforms are not cached.
+var transforms = newTransformCache(transformCacheEntries, transformCacheBytes, transformCacheMaxEntry)
+
+func sourceKey(src string) [sha256.Size]byte {
+	h := sha256.New()
+	_, _ = io.WriteString(h, src)
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// transformCache is a least-recently-used map from source hashes to
+// scripts, bounded in entries and in script bytes. It is safe for
+// concurrent use.
+type transformCache struct {
+	mu         sync.Mutex
+	entries    map[[sha256.Size]byte]*list.Element
+	order      list.List // of *transformEntry, most recently used first
+	bytes      int
+	maxEntries int
+	maxBytes   int
+	maxEntry   int
+}
+
+type transformEntry struct {
+	key    [sha256.Size]byte
+	script string
+}
+
+func newTransformCache(maxEntries, maxBytes, maxEntry int) *transformCache {
+	return &transformCache{
+		entries:    map[[sha256.Size]byte]*list.Element{},
+		maxEntries: maxEntries,
+		maxBytes:   maxBytes,
+		maxEntry:   maxEntry,
+	}
+}
+
+func (c *transformCache) get(key [sha256.Size]byte) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok {
+		return "", false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*transformEntry).script, true
+}
+
+func (c *transformCache) put(key [sha256.Size]byte, script string) {
+	if len(script) > c.maxEntry {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[key]; ok {
+		c.order.MoveToFront(e)
+		return
+	}
+	c.entries[key] = c.order.PushFront(&transformEntry{key: key, script: script})
+	c.bytes += len(script)
+	for len(c.entries) > c.maxEntries || c.bytes > c.maxBytes {
+		last := c.order.Back()
+		te := c.order.Remove(last).(*transformEntry)
+		delete(c.entries, te.key)
+		c.bytes -= len(te.script)
+	}
+}
+
+// len returns the number of cached scripts and their total size.
+func (c *transformCache) len() (entries, bytes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries), c.bytes
 }
