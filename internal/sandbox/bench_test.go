@@ -24,6 +24,21 @@ func BenchmarkRunTrivial(b *testing.B) {
 	}
 }
 
+// BenchmarkRunTrivialUncached runs a different program every time, so that
+// the TypeScript transform is never cached.
+func BenchmarkRunTrivialUncached(b *testing.B) {
+	b.ReportAllocs()
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		src := "const x: number = 1; return x + 1; // " + strconv.Itoa(i)
+		if _, err := Run(ctx, Options{Source: src}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkRun100Calls(b *testing.B) {
 	b.ReportAllocs()
 	ctx := context.Background()
