@@ -690,14 +690,13 @@ loop:
 	return more, nil
 }
 
-// settleWindow is how long the stream waits, after a tool result arrives,
-// for a further result before emitting what it has. Results that arrive
-// together (each within the window of the previous one) are emitted failures
-// first, then in call order, so tools that finish at once (for example
-// without any I/O) stream in a stable order however the goroutines are
-// scheduled; slower tools still stream in completion order, a few
-// milliseconds late at most.
-const settleWindow = 5 * time.Millisecond
+// settleWindow is how long, from the start of a step's tool executions,
+// the stream holds back results while several calls are running. Results
+// that arrive within it are emitted together, failures first and then in
+// call order, so tools that finish at once (for example without any I/O)
+// stream in a stable order however the goroutines are scheduled; after it,
+// results stream in completion order as they arrive.
+const settleWindow = 50 * time.Millisecond
 
 // execute runs a step's calls and streams their preliminary and final
 // results in completion order; it returns the final outputs in that order.
@@ -748,29 +747,30 @@ func (st *streamer) execute(s *step, calls []ToolCall) ([]ContentPart, error) {
 		}
 		batch = batch[:0]
 	}
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	// A single call has nothing to be ordered against.
+	holding := len(calls) > 1
+	timer := time.NewTimer(settleWindow)
 	defer timer.Stop()
-	open := true
-	for open {
-		if len(batch) == 0 {
+	for {
+		if !holding {
 			p, ok := <-ch
 			if !ok {
 				break
 			}
 			batch = append(batch, p)
-			timer.Reset(settleWindow)
+			flush()
 			continue
 		}
 		select {
 		case p, ok := <-ch:
 			if !ok {
-				open = false
-				break
+				holding = false
+				flush()
+				return outs, execErr
 			}
 			batch = append(batch, p)
-			timer.Reset(settleWindow)
 		case <-timer.C:
+			holding = false
 			flush()
 		}
 	}
