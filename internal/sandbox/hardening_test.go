@@ -236,3 +236,20 @@ func TestMemoryOfEarlierRunsIsNotCounted(t *testing.T) {
 	assert.Equal(t, CodeMemoryLimit, e.Code)
 	assert.Equal(t, fmt.Sprint(limit*6/10), mustRun(t, big, Options{Limits: limits}))
 }
+
+func TestCyclicGarbageIsCollectedBeforeTheLimit(t *testing.T) {
+	// Far more cyclic garbage than the limit allows at once: the engine's
+	// cycle collector must run before the limit is reached.
+	src := `
+let kept = 0;
+for (let i = 0; i < 1200; i++) {
+  const a: any = { pad: new Array(400).fill(i) };
+  const b: any = { a };
+  a.b = b;
+  kept += a.b.a.pad[399];
+}
+return kept;`
+	for _, limit := range []int{1 << 20, 4 << 20} {
+		assert.Equal(t, "719400", mustRun(t, src, Options{Limits: Limits{Timeout: time.Minute, MemoryBytes: limit}}), "limit %d", limit)
+	}
+}
