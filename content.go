@@ -54,8 +54,6 @@ type ToolCall struct {
 
 	// value is the decoded input handed to the tool's callbacks.
 	value any
-	// rawInput is the input text as the model produced it.
-	rawInput string
 }
 
 // ToolResult is the successful result of a tool call.

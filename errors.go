@@ -1,7 +1,6 @@
 package ai
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -261,5 +260,3 @@ type StringError string
 
 // Error implements the error interface.
 func (e StringError) Error() string { return string(e) }
-
-var _ = errors.New

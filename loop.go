@@ -707,7 +707,6 @@ func (r *run) parseOnce(s *step, pc provider.ToolCall) (ToolCall, error) {
 		ToolMetadata:     c.metadata,
 		ProviderMetadata: pc.ProviderMetadata,
 		value:            value,
-		rawInput:         pc.Input,
 	}, nil
 }
 
@@ -746,7 +745,6 @@ func dynamicProviderCall(pc provider.ToolCall, text string) ToolCall {
 		ProviderExecuted: true,
 		Dynamic:          true,
 		ProviderMetadata: pc.ProviderMetadata,
-		rawInput:         pc.Input,
 	}
 }
 
@@ -766,7 +764,6 @@ func (r *run) invalidCall(s *step, pc provider.ToolCall, err error) ToolCall {
 		Invalid:          true,
 		Error:            err,
 		ProviderMetadata: pc.ProviderMetadata,
-		rawInput:         pc.Input,
 	}
 	if e, ok := s.tools.modelTool(pc.ToolName); ok {
 		call.Title = e.tool.core().title

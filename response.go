@@ -1,7 +1,6 @@
 package ai
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"slices"
 
@@ -201,5 +200,3 @@ func fileBytes(d provider.FileData) provider.FileData {
 	}
 	return d
 }
-
-var _ = base64.StdEncoding
