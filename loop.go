@@ -94,8 +94,15 @@ const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 func randomID() string {
 	var b [30]byte
 	copy(b[:], "aitxt-")
+	// Each 64-bit random number yields ten characters of the 62-letter
+	// alphabet (62^10 < 2^64); the slight bias is irrelevant for ids.
+	var v uint64
 	for i := 6; i < len(b); i++ {
-		b[i] = idAlphabet[rand.IntN(len(idAlphabet))]
+		if (i-6)%10 == 0 {
+			v = rand.Uint64()
+		}
+		b[i] = idAlphabet[v%uint64(len(idAlphabet))]
+		v /= uint64(len(idAlphabet))
 	}
 	return string(b[:])
 }
