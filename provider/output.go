@@ -68,6 +68,26 @@ func (ErrorJSONOutput) OutputType() string { return "error-json" }
 // OutputType returns "content".
 func (ContentOutput) OutputType() string { return "content" }
 
+// OutputProviderOptions returns the provider options of any tool result
+// output.
+func OutputProviderOptions(o ToolResultOutput) ProviderOptions {
+	switch o := o.(type) {
+	case TextOutput:
+		return o.ProviderOptions
+	case JSONOutput:
+		return o.ProviderOptions
+	case ExecutionDeniedOutput:
+		return o.ProviderOptions
+	case ErrorTextOutput:
+		return o.ProviderOptions
+	case ErrorJSONOutput:
+		return o.ProviderOptions
+	case ContentOutput:
+		return o.ProviderOptions
+	}
+	return nil
+}
+
 func (TextOutput) isToolResultOutput()            {}
 func (JSONOutput) isToolResultOutput()            {}
 func (ExecutionDeniedOutput) isToolResultOutput() {}

@@ -55,25 +55,6 @@ func jsonOrNull(v json.RawMessage) json.RawMessage {
 	return v
 }
 
-// OutputOptions returns the provider options of a tool result output.
-func OutputOptions(out provider.ToolResultOutput) provider.ProviderOptions {
-	switch o := out.(type) {
-	case provider.TextOutput:
-		return o.ProviderOptions
-	case provider.JSONOutput:
-		return o.ProviderOptions
-	case provider.ExecutionDeniedOutput:
-		return o.ProviderOptions
-	case provider.ErrorTextOutput:
-		return o.ProviderOptions
-	case provider.ErrorJSONOutput:
-		return o.ProviderOptions
-	case provider.ContentOutput:
-		return o.ProviderOptions
-	}
-	return nil
-}
-
 // Message returns the value behind a message (pointer or value).
 func Message(m provider.Message) provider.Message {
 	switch v := m.(type) {
@@ -218,7 +199,7 @@ func (m *Model) convertMessages(prompt []provider.Message, systemMode, partKey s
 				}
 				content := ToolOutputText(res.Output)
 				var wc any = content
-				bp := breakpoint(OutputOptions(res.Output))
+				bp := breakpoint(provider.OutputProviderOptions(res.Output))
 				if co, ok := res.Output.(provider.ContentOutput); ok {
 					bp = nil
 					for _, cp := range co.Value {

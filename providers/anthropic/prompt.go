@@ -433,22 +433,11 @@ func (c *promptConverter) toolResults(parts []provider.ToolPart, msgOpts provide
 // content outputs without their own options, those of the first part that
 // has some.
 func outputOptions(o provider.ToolResultOutput) provider.ProviderOptions {
-	switch o := o.(type) {
-	case provider.TextOutput:
-		return o.ProviderOptions
-	case provider.JSONOutput:
-		return o.ProviderOptions
-	case provider.ExecutionDeniedOutput:
-		return o.ProviderOptions
-	case provider.ErrorTextOutput:
-		return o.ProviderOptions
-	case provider.ErrorJSONOutput:
-		return o.ProviderOptions
-	case provider.ContentOutput:
-		if o.ProviderOptions != nil {
-			return o.ProviderOptions
-		}
-		for _, p := range o.Value {
+	if po := provider.OutputProviderOptions(o); po != nil {
+		return po
+	}
+	if c, ok := o.(provider.ContentOutput); ok {
+		for _, p := range c.Value {
 			var po provider.ProviderOptions
 			switch p := p.(type) {
 			case provider.TextPart:

@@ -427,7 +427,7 @@ func functionOutput(p provider.ToolResultPart) (any, []provider.Warning) {
 	co, ok := p.Output.(provider.ContentOutput)
 	if !ok {
 		text := openaichat.ToolOutputText(p.Output)
-		bp := cacheBreakpoint(openaichat.OutputOptions(p.Output))
+		bp := cacheBreakpoint(provider.OutputProviderOptions(p.Output))
 		if bp == nil {
 			bp = cacheBreakpoint(p.ProviderOptions)
 		}
