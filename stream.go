@@ -297,6 +297,40 @@ type textBlock struct {
 	meta  ProviderMetadata
 }
 
+// add appends a delta; metadata on a delta replaces the block's. It reports
+// whether the delta carried output.
+func (b *textBlock) add(delta string, pm ProviderMetadata) bool {
+	b.buf.WriteString(delta)
+	if pm != nil {
+		b.meta = pm
+	}
+	return delta != ""
+}
+
+// finish writes the block's text into its place in the step content.
+func (b *textBlock) finish(content []ContentPart, reasoning bool) {
+	if reasoning {
+		content[b.index] = Reasoning{Text: b.buf.String(), ProviderMetadata: b.meta}
+	} else {
+		content[b.index] = Text{Text: b.buf.String(), ProviderMetadata: b.meta}
+	}
+}
+
+// endBlock closes a block and returns its id in the stream (the provider's
+// id for a block that was never opened).
+func endBlock(blocks map[string]*textBlock, content []ContentPart, id string, pm ProviderMetadata, reasoning bool) string {
+	b := blocks[id]
+	if b == nil {
+		return id
+	}
+	if pm != nil {
+		b.meta = pm
+	}
+	b.finish(content, reasoning)
+	delete(blocks, id)
+	return b.id
+}
+
 // reserveID keeps provider ids unique over the whole stream: an id already
 // used by an earlier step is replaced by a generated one.
 func (st *streamer) reserveID(id string, step map[string]bool) string {
@@ -362,13 +396,6 @@ func (st *streamer) step(s *step) (bool, error) {
 		started = true
 		return st.emit(StartStep{Warnings: warnings, Request: res.Request})
 	}
-	closeBlock := func(b *textBlock, reasoning bool) {
-		if reasoning {
-			content[b.index] = Reasoning{Text: b.buf.String(), ProviderMetadata: b.meta}
-		} else {
-			content[b.index] = Text{Text: b.buf.String(), ProviderMetadata: b.meta}
-		}
-	}
 	openBlock := func(blocks map[string]*textBlock, id string, pm ProviderMetadata, reasoning bool) *textBlock {
 		b := &textBlock{index: len(content), id: st.reserveID(id, stepIDs), meta: pm}
 		blocks[id] = b
@@ -431,26 +458,13 @@ loop:
 			if b == nil {
 				b = openBlock(texts, p.ID, p.ProviderMetadata, false)
 			}
-			b.buf.WriteString(p.Delta)
-			if p.ProviderMetadata != nil {
-				b.meta = p.ProviderMetadata
-			}
-			if p.Delta != "" {
-				output = true
-			}
+			output = b.add(p.Delta, p.ProviderMetadata) || output
+			// Empty text deltas without metadata are not passed on.
 			if p.Delta != "" || p.ProviderMetadata != nil {
 				ok = st.emit(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata})
 			}
 		case provider.TextEnd:
-			id := p.ID
-			if b := texts[p.ID]; b != nil {
-				if p.ProviderMetadata != nil {
-					b.meta = p.ProviderMetadata
-				}
-				closeBlock(b, false)
-				delete(texts, p.ID)
-				id = b.id
-			}
+			id := endBlock(texts, content, p.ID, p.ProviderMetadata, false)
 			ok = st.emit(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata})
 		case provider.ReasoningStart:
 			b := openBlock(reasonings, p.ID, p.ProviderMetadata, true)
@@ -460,24 +474,10 @@ loop:
 			if b == nil {
 				b = openBlock(reasonings, p.ID, p.ProviderMetadata, true)
 			}
-			b.buf.WriteString(p.Delta)
-			if p.ProviderMetadata != nil {
-				b.meta = p.ProviderMetadata
-			}
-			if p.Delta != "" {
-				output = true
-			}
+			output = b.add(p.Delta, p.ProviderMetadata) || output
 			ok = st.emit(ReasoningDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata})
 		case provider.ReasoningEnd:
-			id := p.ID
-			if b := reasonings[p.ID]; b != nil {
-				if p.ProviderMetadata != nil {
-					b.meta = p.ProviderMetadata
-				}
-				closeBlock(b, true)
-				delete(reasonings, p.ID)
-				id = b.id
-			}
+			id := endBlock(reasonings, content, p.ID, p.ProviderMetadata, true)
 			ok = st.emit(ReasoningEnd{ID: id, ProviderMetadata: p.ProviderMetadata})
 		case provider.ToolInputStart:
 			if withhold {
@@ -642,10 +642,10 @@ loop:
 		st.usedIDs[id] = true
 	}
 	for _, b := range texts {
-		closeBlock(b, false)
+		b.finish(content, false)
 	}
 	for _, b := range reasonings {
-		closeBlock(b, true)
+		b.finish(content, true)
 	}
 	if !terminal && !output {
 		err := &NoOutputGeneratedError{Message: "the model stream ended without a finish part"}

@@ -107,18 +107,15 @@ func (m *Model) SupportedURLs(context.Context) (map[string][]*regexp.Regexp, err
 	return m.s.SupportedURLs, nil
 }
 
-// Generate runs a non-streaming chat completion.
-func (m *Model) Generate(ctx context.Context, opts *provider.CallOptions) (*provider.GenerateResult, error) {
-	if opts == nil {
-		opts = &provider.CallOptions{}
-	}
-	call, err := m.prepare(opts, false)
+// post builds the request for opts and sends it.
+func (m *Model) post(ctx context.Context, opts *provider.CallOptions, stream bool) (*preparedCall, *http.Response, []byte, error) {
+	call, err := m.prepare(opts, stream)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	headers, err := m.headers(opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.s.Client,
@@ -127,6 +124,15 @@ func (m *Model) Generate(ctx context.Context, opts *provider.CallOptions) (*prov
 		Body:         call.body,
 		ErrorMessage: ErrorMessage,
 	})
+	return call, resp, reqBody, err
+}
+
+// Generate runs a non-streaming chat completion.
+func (m *Model) Generate(ctx context.Context, opts *provider.CallOptions) (*provider.GenerateResult, error) {
+	if opts == nil {
+		opts = &provider.CallOptions{}
+	}
+	call, resp, reqBody, err := m.post(ctx, opts, false)
 	if err != nil {
 		return nil, err
 	}

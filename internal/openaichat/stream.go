@@ -18,21 +18,7 @@ func (m *Model) Stream(ctx context.Context, opts *provider.CallOptions) (*provid
 	if opts == nil {
 		opts = &provider.CallOptions{}
 	}
-	call, err := m.prepare(opts, true)
-	if err != nil {
-		return nil, err
-	}
-	headers, err := m.headers(opts)
-	if err != nil {
-		return nil, err
-	}
-	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
-		Client:       m.s.Client,
-		URL:          m.s.URL,
-		Headers:      headers,
-		Body:         call.body,
-		ErrorMessage: ErrorMessage,
-	})
+	call, resp, reqBody, err := m.post(ctx, opts, true)
 	if err != nil {
 		return nil, err
 	}
