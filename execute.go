@@ -322,3 +322,38 @@ func defaultModelOutput(p ToolResult) ToolResultOutput {
 	}
 	return JSONOutput{Value: raw}
 }
+
+func init() { effect.RunTool = runToolElsewhere }
+
+// runToolElsewhere runs one call of a tool outside a generation, for a
+// runtime that executes tools in another process: the call's input was
+// validated by the generation, so it is only decoded here.
+func runToolElsewhere(ctx context.Context, tool any, ec effect.Call) (json.RawMessage, error) {
+	t, ok := tool.(Tool)
+	if !ok || t == nil {
+		return nil, fmt.Errorf("ai: %T is not a tool", tool)
+	}
+	c := t.core()
+	value, err := c.decode(ec.Input)
+	if err != nil {
+		return nil, &InvalidToolInputError{ToolName: ec.ToolName, ToolInput: string(ec.Input), Cause: &TypeValidationError{Value: ec.Input, Cause: err}}
+	}
+	r := &run{opts: &GenerateTextOptions{}, eff: localEffects{}}
+	s := &step{number: ec.Step, ctx: ctx, cancel: func() {}}
+	s.tools = &s.toolsVal
+	e := &stepEntry{name: ec.ToolName, tool: t, exec: t}
+	call := ToolCall{ToolCallID: ec.ToolCallID, ToolName: ec.ToolName, Input: ec.Input, value: value}
+	out, err := r.invokeTool(ctx, s, e, call, ToolExecutionOptions{ToolCallID: ec.ToolCallID}, nil)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := encodeOutput(ec.ToolName, out)
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		// A string output.
+		return json.Marshal(out)
+	}
+	return raw, nil
+}

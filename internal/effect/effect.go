@@ -67,3 +67,11 @@ func From(ctx context.Context) Effects {
 	e, _ := ctx.Value(key{}).(Effects)
 	return e
 }
+
+// RunTool runs the code of one tool in this process, as a generation does:
+// it decodes the call's validated input, runs the tool with panics turned
+// into errors, and returns the output encoded as JSON (a string output as a
+// JSON string). tool is an ai.Tool. A runtime that executes tools outside
+// the generation's process (for example in a durable worker) calls it
+// there. Package ai sets it.
+var RunTool func(ctx context.Context, tool any, call Call) (json.RawMessage, error)
