@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -250,7 +252,7 @@ func (r *run) definitions(st *stepTools, order []string) ([]provider.Tool, error
 			case okb:
 				return 1
 			}
-			return cmp.Compare(a.name, b.name)
+			return compareUTF16(a.name, b.name)
 		})
 	}
 	// The previous step's list is reused when it is the same.
@@ -432,4 +434,25 @@ func sharesCaller(a, b []string) bool {
 func searchOutput(res ToolSearchResult) json.RawMessage {
 	b, _ := json.Marshal(res)
 	return b
+}
+
+// compareUTF16 orders strings by their UTF-16 code units, as JavaScript's <
+// does. It differs from byte (and code point) order only where a character
+// above U+FFFF meets one from U+E000 to U+FFFF.
+func compareUTF16(a, b string) int {
+	if !hasSupplementary(a) && !hasSupplementary(b) {
+		return strings.Compare(a, b)
+	}
+	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+}
+
+// hasSupplementary reports whether s has a character above U+FFFF (a
+// four-byte UTF-8 sequence).
+func hasSupplementary(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xF0 {
+			return true
+		}
+	}
+	return false
 }

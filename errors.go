@@ -238,25 +238,78 @@ func (e *NoOutputGeneratedError) Error() string {
 // Unwrap returns e.Cause.
 func (e *NoOutputGeneratedError) Unwrap() error { return e.Cause }
 
-// RetryError reports a model call that failed on every attempt.
+// RetryError reports a model call that failed on every attempt, or whose
+// retries were cut short.
 type RetryError struct {
-	// Reason is "maxRetriesExceeded" or "errorNotRetryable".
+	// Reason is "maxRetriesExceeded", "errorNotRetryable", or "abort" when
+	// the context ended while waiting for the next attempt.
 	Reason string
 	// Errors are the errors of all attempts, in order.
 	Errors []error
+	// Cause is why an aborted retry stopped (the context's cause).
+	Cause error
 }
 
 // Error implements the error interface.
 func (e *RetryError) Error() string {
 	last := e.Errors[len(e.Errors)-1]
-	if e.Reason == "errorNotRetryable" {
+	switch e.Reason {
+	case "errorNotRetryable":
 		return fmt.Sprintf("failed after %d attempts with a non-retryable error: %v", len(e.Errors), last)
+	case "abort":
+		return fmt.Sprintf("stopped waiting to retry after %d attempts (%v); the last attempt failed: %v", len(e.Errors), e.Cause, last)
 	}
 	return fmt.Sprintf("failed after %d attempts: %v", len(e.Errors), last)
 }
 
-// Unwrap returns the last error.
-func (e *RetryError) Unwrap() error { return e.Errors[len(e.Errors)-1] }
+// Unwrap returns the last attempt's error and, for an aborted retry, the
+// cause of the abort, so that both match errors.Is and errors.As.
+func (e *RetryError) Unwrap() []error {
+	last := e.Errors[len(e.Errors)-1]
+	if e.Cause != nil {
+		return []error{last, e.Cause}
+	}
+	return []error{last}
+}
+
+// errorText renders an error for the model.
+func errorText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}
+
+// StreamFailedError is what the accessors of a [StreamTextResult] return
+// when the generation ran to its end but its stream reported errors
+// ([ErrorPart]s: a model stream that failed, a tool choice the model ignored,
+// a broken stream protocol). The result is returned beside it, with the
+// steps as they finished.
+type StreamFailedError struct {
+	// Errs are the errors of the error parts, in order.
+	Errs []error
+}
+
+// Error implements the error interface.
+func (e *StreamFailedError) Error() string {
+	if len(e.Errs) == 1 {
+		return "the stream reported an error: " + errorText(e.Errs[0])
+	}
+	return fmt.Sprintf("the stream reported %d errors; the first: %s", len(e.Errs), errorText(e.Errs[0]))
+}
+
+// Unwrap returns the errors of the error parts.
+func (e *StreamFailedError) Unwrap() []error { return e.Errs }
+
+// StreamProtocolError reports a model stream that broke the stream
+// protocol: a delta or end of a text or reasoning block that was never
+// started. The part is streamed, but its text is not kept.
+type StreamProtocolError struct {
+	Message string
+}
+
+// Error implements the error interface.
+func (e *StreamProtocolError) Error() string { return e.Message }
 
 // ProviderToolError is the error of a provider-executed tool call: the
 // provider's JSON description of the failure.
@@ -331,11 +384,3 @@ func (e *ToolOutputError) Error() string {
 
 // Unwrap returns e.Cause.
 func (e *ToolOutputError) Unwrap() error { return e.Cause }
-
-// errorText renders an error for the model.
-func errorText(err error) string {
-	if err == nil {
-		return "unknown error"
-	}
-	return err.Error()
-}

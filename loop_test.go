@@ -2,6 +2,7 @@ package ai_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"sync"
@@ -300,6 +301,24 @@ func TestRetries(t *testing.T) {
 	_, err = ai.GenerateText(ctx, ai.GenerateTextOptions{Model: aitest.NewModel(aitest.Response{Err: slow}, textStep("x")), Prompt: "go"})
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(began), 5*time.Second)
+	// The error that caused the wait is kept.
+	require.ErrorAs(t, err, &api)
+	assert.Equal(t, 503, api.StatusCode)
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "abort", re.Reason)
+}
+
+// A provider result for a call that is not in the response is a typed
+// error in a non-streaming step.
+func TestProviderResultOfUnknownCall(t *testing.T) {
+	model := aitest.NewModel(aitest.Response{Content: []provider.Content{
+		provider.ToolResult{ToolCallID: "ghost", ToolName: "web", Result: json.RawMessage(`{}`)},
+	}})
+	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{Model: model, Prompt: "go"})
+	var ue *ai.UnknownToolCallResultError
+	require.ErrorAs(t, err, &ue)
+	assert.Equal(t, "ghost", ue.ToolCallID)
+	assert.Equal(t, "web", ue.ToolName)
 }
 
 func TestPromptErrors(t *testing.T) {

@@ -114,8 +114,9 @@ func (r *run) resume(ev *resumeHooks) error {
 		}
 		e, ok := s.tools.execTool(a.call.ToolName)
 		if !ok {
-			invalid = append(invalid, ToolError{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: a.call.Input,
-				Error: &NoSuchToolError{ToolName: a.call.ToolName, AvailableTools: r.idx.tools.Names()}, Dynamic: true})
+			// An approved call of a tool that is not registered keeps no
+			// result: the conversation cannot go on (MissingToolResultsError
+			// before the model call), as in the reference.
 			continue
 		}
 		call, err := r.parseOnce(s, provider.ToolCall{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: string(a.call.Input)})

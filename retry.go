@@ -52,7 +52,8 @@ func retry[T any](ctx context.Context, maxRetries int, f func(context.Context) (
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return zero, context.Cause(ctx)
+			// Keep the error that caused the wait beside the cancellation.
+			return zero, &RetryError{Reason: "abort", Errors: errs, Cause: context.Cause(ctx)}
 		case <-t.C:
 		}
 		backoff *= backoffFactor

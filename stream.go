@@ -133,6 +133,7 @@ type streamer struct {
 	stopped  bool  // the reader stopped
 	aborted  error // why the stream ends with an abort, when it does
 	noOutput error // why no step could be recorded
+	failures []error // the errors of the error parts emitted
 	usedIDs  map[string]bool
 	cancel   context.CancelCauseFunc
 }
@@ -151,6 +152,9 @@ func (s *StreamTextResult) drive(yield func(Part, error) bool) {
 func (st *streamer) emit(p Part) bool {
 	if st.stopped {
 		return false
+	}
+	if e, ok := p.(ErrorPart); ok {
+		st.failures = append(st.failures, e.Err)
 	}
 	if !st.yield(p, nil) {
 		st.stopped = true
@@ -256,6 +260,9 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage()})
 	if st.stopped {
 		return st.partial()
+	}
+	if len(st.failures) > 0 {
+		return r.result(), &StreamFailedError{Errs: st.failures}
 	}
 	return r.result(), nil
 }
@@ -434,6 +441,15 @@ func (ss *streamStep) endBlock(blocks map[string]*textBlock, id string, pm Provi
 	return b.id
 }
 
+// orphan streams a delta or end of a block that was never started, and then
+// an error part: the part is not kept in the step's content.
+func (ss *streamStep) orphan(p Part, msg string) (bool, error) {
+	if !ss.st.emit(p) {
+		return false, nil
+	}
+	return ss.st.emit(ErrorPart{Err: &StreamProtocolError{Message: msg}}), nil
+}
+
 // part handles one part of the model's stream. It reports false when the
 // reader stopped; an error is fatal.
 func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
@@ -463,7 +479,9 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 	case provider.TextDelta:
 		b := ss.texts[p.ID]
 		if b == nil {
-			b = ss.openBlock(ss.texts, p.ID, p.ProviderMetadata, false)
+			// As in the reference: the delta is streamed but not kept, and
+			// an error part follows.
+			return ss.orphan(TextDelta{ID: p.ID, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}, "text part "+p.ID+" not found")
 		}
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
 		// Empty text deltas without metadata are not passed on.
@@ -471,6 +489,9 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 			return st.emit(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 		}
 	case provider.TextEnd:
+		if ss.texts[p.ID] == nil {
+			return ss.orphan(TextEnd{ID: p.ID, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}, "text part "+p.ID+" not found")
+		}
 		id := ss.endBlock(ss.texts, p.ID, p.ProviderMetadata, false)
 		return st.emit(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ReasoningStart:
@@ -479,11 +500,14 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 	case provider.ReasoningDelta:
 		b := ss.reasonings[p.ID]
 		if b == nil {
-			b = ss.openBlock(ss.reasonings, p.ID, p.ProviderMetadata, true)
+			return ss.orphan(ReasoningDelta{ID: p.ID, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
 		}
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
 		return st.emit(ReasoningDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ReasoningEnd:
+		if ss.reasonings[p.ID] == nil {
+			return ss.orphan(ReasoningEnd{ID: p.ID, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
+		}
 		id := ss.endBlock(ss.reasonings, p.ID, p.ProviderMetadata, true)
 		return st.emit(ReasoningEnd{ID: id, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ToolInputStart:
