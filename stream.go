@@ -130,9 +130,9 @@ func (s *StreamTextResult) ResponseMessages() ([]Message, error) {
 type streamer struct {
 	r        *run
 	yield    func(Part, error) bool
-	stopped  bool  // the reader stopped
-	aborted  error // why the stream ends with an abort, when it does
-	noOutput error // why no step could be recorded
+	stopped  bool    // the reader stopped
+	aborted  error   // why the stream ends with an abort, when it does
+	noOutput error   // why no step could be recorded
 	failures []error // the errors of the error parts emitted
 	usedIDs  map[string]bool
 	cancel   context.CancelCauseFunc
