@@ -253,7 +253,7 @@ func (d *decoder) message(raw json.RawMessage, path string) (Message, error) {
 		return Message{}, d.fail(path+".role", `must be "system", "user" or "assistant"`)
 	}
 	if md, ok := o.m["metadata"]; ok && !isNull(md) {
-		m.Metadata = md
+		m.Metadata = compact(md)
 	}
 	var parts []json.RawMessage
 	rawParts, ok := o.m["parts"]
@@ -391,7 +391,7 @@ func (d *decoder) tool(o *object, typ string) (ToolPart, error) {
 			if json.Unmarshal(raw, &s) != nil {
 				o.setErr("rawInput", "must be a string")
 			}
-			p.RawInput = raw
+			p.RawInput = compact(raw)
 		}
 		p.InputEncoding = o.enum("inputEncoding", "json", "text")
 	case InputAvailable:
@@ -455,7 +455,7 @@ func (d *decoder) approval(raw json.RawMessage, path, approved string) (*Approva
 	a := &Approval{ID: o.id("id"), RequestReason: o.str("requestReason", false), Signature: o.str("signature", false)}
 	a.IsAutomatic, _ = o.boolean("isAutomatic")
 	if raw, ok := o.m["inputSchemaInput"]; ok {
-		a.InputSchemaInput = raw
+		a.InputSchemaInput = compact(raw)
 	}
 	v, has := o.boolean("approved")
 	if o.err != nil {
@@ -568,13 +568,22 @@ func (o *object) boolean(key string) (value, present bool) {
 	return value, true
 }
 
-// value returns any JSON value, nil when absent.
+// value returns any JSON value, compacted; nil when absent.
 func (o *object) value(key string) json.RawMessage {
 	v, ok := o.m[key]
 	if !ok {
 		return nil
 	}
-	return v
+	return compact(v)
+}
+
+// compact returns v without insignificant white space.
+func compact(v json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if json.Compact(&buf, v) != nil {
+		return v // unreachable: v was decoded as JSON
+	}
+	return buf.Bytes()
 }
 
 func (o *object) array(key string) json.RawMessage {
@@ -587,7 +596,7 @@ func (o *object) array(key string) json.RawMessage {
 		o.setErr(key, "must be an array")
 		return nil
 	}
-	return v
+	return compact(v)
 }
 
 func (o *object) jsonObject(key string) map[string]any {
