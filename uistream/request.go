@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -299,10 +300,16 @@ func (d *decoder) part(raw json.RawMessage, path string, steering bool) (Part, e
 		p = ReasoningPart{ID: o.str("id", false), Text: o.str("text", true), State: o.enum("state", "streaming", "done"),
 			ProviderMetadata: o.meta("providerMetadata")}
 	case typ == "file":
-		p = FilePart{MediaType: o.str("mediaType", true), Filename: o.str("filename", false), URL: o.str("url", true),
+		fp := FilePart{MediaType: o.str("mediaType", true), Filename: o.str("filename", false), URL: o.str("url", true),
 			ProviderReference: o.strMap("providerReference"), ProviderMetadata: o.meta("providerMetadata")}
+		if fp.ProviderReference == nil || fp.URL != "" {
+			o.fileURL("url", fp.URL)
+		}
+		p = fp
 	case typ == "reasoning-file":
-		p = ReasoningFilePart{MediaType: o.str("mediaType", true), URL: o.str("url", true), ProviderMetadata: o.meta("providerMetadata")}
+		rp := ReasoningFilePart{MediaType: o.str("mediaType", true), URL: o.str("url", true), ProviderMetadata: o.meta("providerMetadata")}
+		o.fileURL("url", rp.URL)
+		p = rp
 	case typ == "source-url":
 		p = SourceURLPart{SourceID: o.str("sourceId", true), URL: o.str("url", true), Title: o.str("title", false),
 			ProviderMetadata: o.meta("providerMetadata")}
@@ -531,6 +538,18 @@ func (o *object) str(key string, required bool) string {
 		o.setErr(key, "must be a string")
 	}
 	return s
+}
+
+// fileURL checks the URL of a file: http, https or data. Other schemes
+// (file:, internal services' own) have no business in a chat message.
+func (o *object) fileURL(key, s string) {
+	if o.err != nil {
+		return
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "data") || (u.Scheme != "data" && u.Host == "") {
+		o.setErr(key, "must be an http, https or data URL")
+	}
 }
 
 // id reads a required, non-empty id of bounded length.

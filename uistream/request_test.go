@@ -104,6 +104,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"bad text state", `{"messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"a","state":"x"}]}]}`, "messages[0].parts[0].state"},
 		{"bad provider metadata", `{"messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"a","providerMetadata":{"x":1}}]}]}`, "messages[0].parts[0].providerMetadata"},
 		{"file without url", `{"messages":[{"id":"u1","role":"user","parts":[{"type":"file","mediaType":"image/png"}]}]}`, "messages[0].parts[0].url"},
+		{"file URL", `{"messages":[{"id":"u1","role":"user","parts":[{"type":"file","mediaType":"text/plain","url":"file:///etc/passwd"}]}]}`, "messages[0].parts[0].url"},
+		{"file URL without host", `{"messages":[{"id":"u1","role":"user","parts":[{"type":"file","mediaType":"text/plain","url":"https:x"}]}]}`, "messages[0].parts[0].url"},
 		{"data without name", `{"messages":[{"id":"u1","role":"user","parts":[{"type":"data-","data":1}]}]}`, "messages[0].parts[0].type"},
 		{"tool without name", `{"messages":[` + user + `,{"id":"a1","role":"assistant","parts":[{"type":"tool-","toolCallId":"c1","state":"input-available","input":{}}]}]}`, "messages[1].parts[0].type"},
 		{"tool without call id", `{"messages":[` + user + `,{"id":"a1","role":"assistant","parts":[{"type":"tool-x","state":"input-available","input":{}}]}]}`, "messages[1].parts[0].toolCallId"},
