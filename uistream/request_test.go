@@ -161,6 +161,17 @@ func TestDecodeLimitsAndTransport(t *testing.T) {
 	bad := post("{\"messages\":[{\"id\":\"u1\",\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"text\":\"\xff\"}]}]}")
 	check("invalid UTF-8", bad, nil, http.StatusBadRequest)
 
+	// Accepted file forms: data URLs, and provider references without a URL.
+	for _, part := range []string{
+		`{"type":"file","mediaType":"image/png","url":"data:image/png;base64,iVBORw0KGgo="}`,
+		`{"type":"file","mediaType":"application/pdf","url":"","providerReference":{"openai":"file-1"}}`,
+		`{"type":"file","mediaType":"image/png","url":"https://example.com/a.png","filename":"a.png"}`,
+	} {
+		if _, err := uistream.DecodeRequest(post(`{"messages":[{"id":"u1","role":"user","parts":[`+part+`]}]}`), nil); err != nil {
+			t.Errorf("%s: %v", part, err)
+		}
+	}
+
 	// Extra body fields are kept.
 	req, err := uistream.DecodeRequest(post(`{"id":"c","model":"fast",`+body[1:]), nil)
 	if err != nil {

@@ -550,3 +550,31 @@ func TestMarshalDoesNotEscapeHTML(t *testing.T) {
 		t.Errorf("a nil output is not sent as null: %s", b)
 	}
 }
+
+func TestUnencodableOutput(t *testing.T) {
+	bad := ai.NewTool(ai.ToolDef[struct{}, any]{
+		Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (any, error) {
+			return map[string]any{"ch": make(chan int)}, nil
+		},
+	})
+	res, err := ai.StreamText(context.Background(), ai.StreamTextOptions{
+		Model: scripted(step("r", call("c1", "bad", `{}`, 1), finish("tool-calls")), step("r2", text("t", "ok"), finish("stop"))),
+		Tools: ai.Tools{{Name: "bad", Tool: bad}}, Prompt: "x", StopWhen: ai.StepCountIs(3),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	var logged error
+	err = uistream.Write(rec, res.Parts(), &uistream.Options{OnError: func(err error) string { logged = err; return "failed" }})
+	if err == nil || logged == nil {
+		t.Errorf("Write = %v, logged %v; want the encoding error", err, logged)
+	}
+	body := rec.Body.String()
+	if !strings.HasSuffix(body, "data: {\"type\":\"error\",\"errorText\":\"failed\"}\n\ndata: [DONE]\n\n") {
+		t.Errorf("body %q", body)
+	}
+	if _, err := res.Wait(); !errors.Is(err, ai.ErrStreamStopped) {
+		t.Errorf("the generation was not stopped: %v", err)
+	}
+}

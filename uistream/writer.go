@@ -36,17 +36,18 @@ var ErrClosed = errors.New("uistream: write to a closed stream")
 // the generation as well. The outcome of the generation itself (errors
 // included, which the client sees masked) is what the result's Wait
 // returns.
-func Write(w http.ResponseWriter, parts iter.Seq2[ai.Part, error], opts *Options) error {
+func Write(w http.ResponseWriter, parts iter.Seq2[ai.Part, error], opts *Options) (err error) {
 	var keepAlive time.Duration
 	if opts != nil {
 		keepAlive = opts.KeepAlive
 	}
 	sw := NewWriter(w, keepAlive)
-	err := sw.WriteParts(parts, opts)
-	if cerr := sw.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	defer func() {
+		if cerr := sw.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return sw.WriteParts(parts, opts)
 }
 
 // Writer writes a UI message stream to an HTTP response: each chunk as a
@@ -129,7 +130,7 @@ func (sw *Writer) Write(c Chunk) error {
 	sw.buf.WriteString("data: ")
 	if err := encode(&sw.buf, c); err != nil {
 		sw.buf.Reset()
-		return fmt.Errorf("uistream: encoding a %s chunk: %w", c.ChunkType(), err)
+		return &encodingError{chunk: c.ChunkType(), err: err}
 	}
 	sw.buf.WriteString("\n\n")
 	sw.flushLocked()
@@ -144,15 +145,39 @@ func (sw *Writer) Write(c Chunk) error {
 
 // WriteParts sends the chunks of a [ai.StreamText] generation (see
 // [Chunks]) and returns the first write error. It stops reading the parts
-// at a failed write, which cancels the generation.
+// at a failed write, which cancels the generation. A chunk that cannot be
+// encoded (a tool output that is not JSON-encodable) ends the stream with
+// an [Error] chunk, formatted by opts.OnError.
 func (sw *Writer) WriteParts(parts iter.Seq2[ai.Part, error], opts *Options) error {
 	for c := range Chunks(parts, opts) {
 		if err := sw.Write(c); err != nil {
+			var ee *encodingError
+			if errors.As(err, &ee) {
+				text := DefaultErrorText
+				if opts != nil && opts.OnError != nil {
+					text = opts.OnError(err)
+				}
+				if werr := sw.Write(Error{ErrorText: text}); werr != nil {
+					return werr
+				}
+			}
 			return err
 		}
 	}
 	return nil
 }
+
+// encodingError is a chunk that cannot be encoded as JSON.
+type encodingError struct {
+	chunk string
+	err   error
+}
+
+func (e *encodingError) Error() string {
+	return fmt.Sprintf("uistream: encoding a %s chunk: %v", e.chunk, e.err)
+}
+
+func (e *encodingError) Unwrap() error { return e.err }
 
 // Close ends the stream with "[DONE]" and stops the keep-alive comments.
 // It returns the first write error, if any. Closing twice is harmless.
