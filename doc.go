@@ -19,8 +19,8 @@
 // input, an unknown tool, an error or a panic in a tool become a tool error
 // that the model sees in the next step; the generation goes on.
 // [NewDynamicTool] makes tools whose schemas are known only at run time
-// (MCP servers), and [NewProviderTool] declares tools that a provider defines
-// (web search, code execution).
+// (MCP servers), and [ProviderDefined] turns the tools a provider package
+// describes (web search, code execution) into tools.
 //
 // # The loop
 //

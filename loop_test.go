@@ -268,7 +268,7 @@ func TestCancellationStopsToolsAndReturns(t *testing.T) {
 
 func TestRetries(t *testing.T) {
 	limited := &provider.APICallError{Message: "slow down", StatusCode: 429, Retryable: true,
-		ResponseHeaders: http.Header{"Retry-After-Ms": {"5"}}}
+		ResponseHeaders: provider.Header(http.Header{"Retry-After-Ms": {"5"}})}
 	model := aitest.NewModel(aitest.Response{Err: limited}, textStep("ok"))
 	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{Model: model, Prompt: "go"})
 	require.NoError(t, err)
@@ -293,7 +293,7 @@ func TestRetries(t *testing.T) {
 
 	// Cancellation during the backoff ends the wait.
 	slow := &provider.APICallError{Message: "busy", StatusCode: 503, Retryable: true,
-		ResponseHeaders: http.Header{"Retry-After": {"30"}}}
+		ResponseHeaders: provider.Header(http.Header{"Retry-After": {"30"}})}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	began := time.Now()

@@ -29,7 +29,7 @@ type schema struct {
 
 // compileSchema resolves s now, so that an invalid schema is reported at
 // once.
-func compileSchema(s *jsonschema.Schema, typed bool) (*schema, error) {
+func compileSchema(s *jsonschema.Schema) (*schema, error) {
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return nil, err

@@ -387,20 +387,19 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 			return nil, fmt.Errorf("input schema: %w", err)
 		}
 	} else {
-		typed := inputSchema == nil
-		if typed {
+		if inputSchema == nil {
 			s, err := jsonschema.For[In](nil)
 			if err != nil {
 				return nil, fmt.Errorf("input schema: %w", err)
 			}
 			inputSchema = s
 		}
-		if c.input, err = compileSchema(inputSchema, typed); err != nil {
+		if c.input, err = compileSchema(inputSchema); err != nil {
 			return nil, fmt.Errorf("input schema: %w", err)
 		}
 	}
 	if contextSchema != nil {
-		if c.context, err = compileSchema(contextSchema, false); err != nil {
+		if c.context, err = compileSchema(contextSchema); err != nil {
 			return nil, fmt.Errorf("context schema: %w", err)
 		}
 	}
@@ -538,32 +537,40 @@ func NewProviderTool(def ProviderToolDef) (*ProviderTool, error) {
 	}, nil
 }
 
-// NamedTool is a tool registered under a name.
-type NamedTool struct {
-	Name string
-	Tool Tool
-}
-
-// Tools is an ordered set of tools. The order is observable: tools are sent
-// to the model in this order (unless ToolOrder says otherwise), and tool
-// search ranks equal matches in this order. Names must be unique.
-type Tools []NamedTool
-
-// Get returns the tool registered under name.
-func (ts Tools) Get(name string) (Tool, bool) {
-	for _, t := range ts {
-		if t.Name == name {
-			return t.Tool, true
+// ProviderDefined returns the tool a provider package describes, for
+// example openai.WebSearch or anthropic.CodeExecution:
+//
+//	Tools: ai.Tools{{Name: "web_search", Tool: ai.ProviderDefined(openai.WebSearch(openai.WebSearchArgs{}))}},
+//
+// It panics when the spec has no ID or its input schema is not JSON: specs
+// are fixed by the code that builds them, so that is a programming error.
+// Use [NewProviderTool] for provider tools with approval rules, model output
+// mapping or metadata of their own.
+func ProviderDefined(spec provider.ToolSpec) *ProviderTool {
+	if spec.ID == "" {
+		panic("ai.ProviderDefined: a provider tool needs an ID")
+	}
+	var input *schema
+	var err error
+	if spec.InputSchema != nil {
+		input, err = lazySchema(spec.InputSchema)
+	} else {
+		input, err = compileSchema(&jsonschema.Schema{})
+	}
+	if err != nil {
+		panic("ai.ProviderDefined: input schema of " + spec.ID + ": " + err.Error())
+	}
+	c := toolCore{input: input, decode: decoderFor[json.RawMessage]()}
+	if exec := spec.Execute; exec != nil && !spec.ProviderExecuted {
+		c.execute = func(ctx context.Context, in any, _ ToolExecutionOptions, _ func(any)) (any, error) {
+			return exec(ctx, in.(json.RawMessage))
 		}
 	}
-	return nil, false
-}
-
-// Names returns the tool names in order.
-func (ts Tools) Names() []string {
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.Name
+	return &ProviderTool{
+		c:                       c,
+		id:                      spec.ID,
+		args:                    spec.Args,
+		providerExecuted:        spec.ProviderExecuted,
+		supportsDeferredResults: spec.SupportsDeferredResults,
 	}
-	return names
 }

@@ -345,6 +345,37 @@ func TestProviderTools(t *testing.T) {
 	assert.Error(t, err)
 }
 
+func TestProviderDefinedTools(t *testing.T) {
+	web := ai.ProviderDefined(provider.ToolSpec{ID: "acme.web_search", Args: map[string]any{"max": 3}, ProviderExecuted: true})
+	assert.Equal(t, ai.ProviderExecutedKind, web.Kind())
+	var got []string
+	shell := ai.ProviderDefined(provider.ToolSpec{
+		ID:          "acme.shell",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}`),
+		Execute: func(_ context.Context, in json.RawMessage) (any, error) {
+			got = append(got, string(in))
+			return "ok", nil
+		},
+	})
+	assert.Equal(t, ai.ProviderDefinedKind, shell.Kind())
+	model := aitest.NewModel(aitest.Response{
+		Content:      []provider.Content{tc("s1", "shell", `{"cmd":"ls"}`), tc("s2", "shell", `{"command":"ls"}`)},
+		FinishReason: aitest.ToolCalls,
+	})
+	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Tools: ai.Tools{{Name: "web", Tool: web}, {Name: "shell", Tool: shell}}, Prompt: "go",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, &provider.ProviderTool{ID: "acme.web_search", Name: "web", Args: map[string]any{"max": 3}}, model.Calls()[0].Tools[0])
+	// The schema is checked before Execute sees the input.
+	assert.Equal(t, []string{`{"cmd":"ls"}`}, got)
+	require.Len(t, res.ToolErrors(), 1)
+	var iti *ai.InvalidToolInputError
+	assert.ErrorAs(t, res.ToolErrors()[0].Error, &iti)
+	assert.Panics(t, func() { ai.ProviderDefined(provider.ToolSpec{}) })
+	assert.Panics(t, func() { ai.ProviderDefined(provider.ToolSpec{ID: "x.y", InputSchema: json.RawMessage("{")}) })
+}
+
 func TestRawInputSchemaIsSentAsGivenAndCompiledLazily(t *testing.T) {
 	raw := json.RawMessage(`{"type":"object","properties":{"email":{"type":"string","pattern":"^(?!x)"}},"required":["email"]}`)
 	tool, err := ai.NewDynamicTool(ai.ToolDef[json.RawMessage, any]{

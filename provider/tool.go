@@ -1,6 +1,9 @@
 package provider
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Tool is a tool definition sent to a model: a [FunctionTool] or a
 // [ProviderTool].
@@ -77,4 +80,28 @@ func (c ToolChoice) Normalized() ToolChoice {
 		c.Type = ToolChoiceAuto
 	}
 	return c
+}
+
+// ToolSpec describes a tool that a provider defines, such as a web search, a
+// code interpreter or a shell, the way provider packages hand it out. The ai
+// package turns a spec into a tool (ai.ProviderDefined); provider packages
+// build specs without depending on the ai package.
+type ToolSpec struct {
+	// ID identifies the tool as "<provider>.<tool>", for example
+	// "openai.web_search".
+	ID string
+	// Args configure the tool; they are sent with the tool definition.
+	Args map[string]any
+	// ProviderExecuted is true when the provider runs the tool and its
+	// results arrive in the model's response. Otherwise Execute runs it.
+	ProviderExecuted bool
+	// SupportsDeferredResults allows the provider to deliver the result of a
+	// call in a later response than the call.
+	SupportsDeferredResults bool
+	// InputSchema is the JSON Schema calls are validated against; nil
+	// accepts any input.
+	InputSchema json.RawMessage
+	// Execute runs a tool that is not provider-executed, with the call's
+	// input as JSON. Its result is sent back to the model.
+	Execute func(ctx context.Context, input json.RawMessage) (any, error)
 }

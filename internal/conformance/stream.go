@@ -94,7 +94,7 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 // streamErrorValue renders the error of an error part like the reference:
 // strings stay strings, errors become {name, message}.
 func streamErrorValue(err error) any {
-	var se ai.StringError
+	var se stringError
 	var pe *streamProviderError
 	var ve *valueError
 	switch {

@@ -1,9 +1,9 @@
 package anthropic
 
 import (
-	"github.com/google/jsonschema-go/jsonschema"
+	"encoding/json"
 
-	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/provider"
 )
 
 // This file holds constructors for the tools Anthropic runs itself. Register
@@ -11,7 +11,7 @@ import (
 // that name:
 //
 //	tools := ai.Tools{
-//		{Name: "tool_search", Tool: anthropic.ToolSearchRegex()},
+//		{Name: "tool_search", Tool: ai.ProviderDefined(anthropic.ToolSearchRegex())},
 //		{Name: "get_weather", Tool: weather}, // with ProviderOptions: anthropic.DeferLoading()
 //	}
 //
@@ -26,20 +26,20 @@ import (
 // and the API loads those tools for the rest of the turn. A failed search
 // reports {"type": "tool_search_tool_result_error", "errorCode": code} as an
 // error result. The search tool itself must not be deferred.
-func ToolSearchRegex() ai.Tool {
-	return hosted("anthropic.tool_search_regex_20251119", nil, inputSchema(map[string]*jsonschema.Schema{
-		"pattern": {Type: "string", Description: "A Python regular expression matched against tool names and descriptions."},
-		"limit":   {Type: "number", Description: "The most tools to return."},
+func ToolSearchRegex() provider.ToolSpec {
+	return hosted("anthropic.tool_search_regex_20251119", nil, inputSchema(map[string]any{
+		"pattern": map[string]any{"type": "string", "description": "A Python regular expression matched against tool names and descriptions."},
+		"limit":   map[string]any{"type": "number", "description": "The most tools to return."},
 	}, "pattern"))
 }
 
 // ToolSearchBM25 returns Anthropic's natural-language tool search
 // ("anthropic.tool_search_bm25_20251119"). It works like [ToolSearchRegex]
 // with input {"query": string, "limit"?: number}.
-func ToolSearchBM25() ai.Tool {
-	return hosted("anthropic.tool_search_bm25_20251119", nil, inputSchema(map[string]*jsonschema.Schema{
-		"query": {Type: "string", Description: "What the tool should do, in natural language."},
-		"limit": {Type: "number", Description: "The most tools to return."},
+func ToolSearchBM25() provider.ToolSpec {
+	return hosted("anthropic.tool_search_bm25_20251119", nil, inputSchema(map[string]any{
+		"query": map[string]any{"type": "string", "description": "What the tool should do, in natural language."},
+		"limit": map[string]any{"type": "number", "description": "The most tools to return."},
 	}, "query"))
 }
 
@@ -73,7 +73,7 @@ type WebSearchArgs struct {
 // [{"type": "web_search_result", "url", "title", "pageAge",
 // "encryptedContent"}], each also reported as a URL source; text that cites
 // them carries the citations in its provider metadata.
-func WebSearch(args WebSearchArgs) ai.Tool {
+func WebSearch(args WebSearchArgs) provider.ToolSpec {
 	m := map[string]any{}
 	if args.MaxUses > 0 {
 		m["maxUses"] = args.MaxUses
@@ -93,8 +93,8 @@ func WebSearch(args WebSearchArgs) ai.Tool {
 		}
 		m["userLocation"] = loc
 	}
-	return hosted("anthropic.web_search_20250305", m, inputSchema(map[string]*jsonschema.Schema{
-		"query": {Type: "string"},
+	return hosted("anthropic.web_search_20250305", m, inputSchema(map[string]any{
+		"query": map[string]any{"type": "string"},
 	}, "query"))
 }
 
@@ -116,7 +116,7 @@ type WebFetchArgs struct {
 // Its input is {"url": string}. Its result is {"type": "web_fetch_result",
 // "url", "retrievedAt", "content": {"type": "document", "title", "source"}},
 // or an error result {"type": "web_fetch_tool_result_error", "errorCode"}.
-func WebFetch(args WebFetchArgs) ai.Tool {
+func WebFetch(args WebFetchArgs) provider.ToolSpec {
 	m := map[string]any{}
 	if args.MaxUses > 0 {
 		m["maxUses"] = args.MaxUses
@@ -133,8 +133,8 @@ func WebFetch(args WebFetchArgs) ai.Tool {
 	if args.MaxContentTokens > 0 {
 		m["maxContentTokens"] = args.MaxContentTokens
 	}
-	return hosted("anthropic.web_fetch_20250910", m, inputSchema(map[string]*jsonschema.Schema{
-		"url": {Type: "string"},
+	return hosted("anthropic.web_fetch_20250910", m, inputSchema(map[string]any{
+		"url": map[string]any{"type": "string"},
 	}, "url"))
 }
 
@@ -143,26 +143,32 @@ func WebFetch(args WebFetchArgs) ai.Tool {
 // files in a sandbox. Calls of its bash and text editor parts are reported
 // as calls of this tool with "type" set to "bash_code_execution" or
 // "text_editor_code_execution"; results hold the API's result objects.
-func CodeExecution() ai.Tool {
+func CodeExecution() provider.ToolSpec {
 	return hosted("anthropic.code_execution_20250825", nil, nil)
 }
 
 // hosted returns a tool Anthropic executes.
-func hosted(id string, args map[string]any, input *jsonschema.Schema) ai.Tool {
-	t, err := ai.NewProviderTool(ai.ProviderToolDef{
+func hosted(id string, args map[string]any, input json.RawMessage) provider.ToolSpec {
+	return provider.ToolSpec{
 		ID:                      id,
 		Args:                    args,
 		ProviderExecuted:        true,
 		SupportsDeferredResults: true,
 		InputSchema:             input,
-	})
-	if err != nil {
-		// The definitions are fixed by this package.
-		panic("anthropic: invalid built-in tool definition: " + err.Error())
 	}
-	return t
 }
 
-func inputSchema(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "object", Properties: props, Required: required}
+// inputSchema returns the JSON Schema of an object with the given
+// properties.
+func inputSchema(props map[string]any, required ...string) json.RawMessage {
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		// The schemas are fixed by this package.
+		panic("anthropic: invalid built-in tool schema: " + err.Error())
+	}
+	return b
 }

@@ -15,7 +15,7 @@ import (
 func TestToolConstructors(t *testing.T) {
 	tests := []struct {
 		name string
-		tool ai.Tool
+		tool provider.ToolSpec
 		id   string
 		wire string
 	}{
@@ -35,8 +35,7 @@ func TestToolConstructors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pt, ok := tt.tool.(*ai.ProviderTool)
-			require.True(t, ok)
+			pt := ai.ProviderDefined(tt.tool)
 			assert.Equal(t, tt.id, pt.ID())
 			assert.Equal(t, ai.ProviderExecutedKind, pt.Kind())
 			assert.False(t, pt.DeferLoading())
@@ -82,7 +81,7 @@ func TestDeferredToolSearchThroughStreamText(t *testing.T) {
 		Model:  testModel(t, f, "claude-sonnet-4-5"),
 		Prompt: "Add a bullet saying bye to note d10aa585-982b-4bd9-984e-420f9b3717f7.",
 		Tools: ai.Tools{
-			{Name: "tool_search", Tool: ToolSearchRegex()},
+			{Name: "tool_search", Tool: ai.ProviderDefined(ToolSearchRegex())},
 			{Name: "readNoteTree", Tool: readNoteTree},
 			{Name: "executeEditorOperation", Tool: editor},
 		},

@@ -71,10 +71,10 @@ func ExampleProvider_Chat() {
 
 func ExampleWebSearch() {
 	tools := ai.Tools{
-		{Name: "webSearch", Tool: openai.WebSearch(openai.WebSearchArgs{
+		{Name: "webSearch", Tool: ai.ProviderDefined(openai.WebSearch(openai.WebSearchArgs{
 			SearchContextSize: "low",
 			UserLocation:      &openai.UserLocation{Country: "US"},
-		})},
+		}))},
 	}
 	fmt.Println(tools.Names())
 	// Output: [webSearch]

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/provider"
 )
 
 // This file holds constructors for OpenAI's built-in tools. Register them
@@ -13,7 +13,7 @@ import (
 // under that name:
 //
 //	tools := ai.Tools{
-//		{Name: "webSearch", Tool: openai.WebSearch(openai.WebSearchArgs{SearchContextSize: "low"})},
+//		{Name: "webSearch", Tool: ai.ProviderDefined(openai.WebSearch(openai.WebSearchArgs{SearchContextSize: "low"}))},
 //	}
 //
 // The tools work with Responses API models ([Provider.Responses] and
@@ -60,7 +60,7 @@ type WebSearchArgs struct {
 // WebSearch returns OpenAI's hosted web search ("openai.web_search"). Its
 // results are {"action": {"type": "search" | "openPage" | "findInPage",
 // ...}, "sources": [...]}, and the answer cites pages as URL sources.
-func WebSearch(args WebSearchArgs) ai.Tool {
+func WebSearch(args WebSearchArgs) provider.ToolSpec {
 	m := map[string]any{}
 	setString(m, "searchContextSize", args.SearchContextSize)
 	if loc := args.UserLocation.args(); loc != nil {
@@ -92,7 +92,7 @@ type WebSearchPreviewArgs struct {
 
 // WebSearchPreview returns the preview version of OpenAI's web search
 // ("openai.web_search_preview").
-func WebSearchPreview(args WebSearchPreviewArgs) ai.Tool {
+func WebSearchPreview(args WebSearchPreviewArgs) provider.ToolSpec {
 	m := map[string]any{}
 	setString(m, "searchContextSize", args.SearchContextSize)
 	if loc := args.UserLocation.args(); loc != nil {
@@ -117,7 +117,7 @@ type FileSearchArgs struct {
 // FileSearch returns OpenAI's hosted file search over vector stores
 // ("openai.file_search"). Its results are {"queries": [...], "results":
 // [{"fileId", "filename", "score", "text", "attributes"}]}.
-func FileSearch(args FileSearchArgs) ai.Tool {
+func FileSearch(args FileSearchArgs) provider.ToolSpec {
 	m := map[string]any{"vectorStoreIds": nonNilStrings(args.VectorStoreIDs)}
 	if args.MaxNumResults > 0 {
 		m["maxNumResults"] = args.MaxNumResults
@@ -148,7 +148,7 @@ type CodeInterpreterArgs struct {
 // CodeInterpreter returns OpenAI's hosted Python sandbox
 // ("openai.code_interpreter"). Calls have the input {"code", "containerId"}
 // and results {"outputs": [...]}.
-func CodeInterpreter(args CodeInterpreterArgs) ai.Tool {
+func CodeInterpreter(args CodeInterpreterArgs) provider.ToolSpec {
 	m := map[string]any{}
 	switch {
 	case args.ContainerID != "":
@@ -179,7 +179,7 @@ type ImageGenerationArgs struct {
 // ImageGeneration returns OpenAI's hosted image generation
 // ("openai.image_generation"). Results are {"result": <base64 image>};
 // streams deliver partial images as preliminary results.
-func ImageGeneration(args ImageGenerationArgs) ai.Tool {
+func ImageGeneration(args ImageGenerationArgs) provider.ToolSpec {
 	m := map[string]any{}
 	setString(m, "background", args.Background)
 	setString(m, "inputFidelity", args.InputFidelity)
@@ -225,7 +225,7 @@ type MCPArgs struct {
 
 // MCP returns a remote MCP server whose tools OpenAI calls ("openai.mcp").
 // Calls and results are reported as dynamic tools named "mcp.<tool>".
-func MCP(args MCPArgs) ai.Tool {
+func MCP(args MCPArgs) provider.ToolSpec {
 	m := map[string]any{"serverLabel": args.ServerLabel}
 	setString(m, "serverUrl", args.ServerURL)
 	setString(m, "connectorId", args.ConnectorID)
@@ -255,7 +255,7 @@ type ToolSearchArgs struct {
 // deferLoading on the tool) only when it needs them; the search and its
 // result arrive as a provider-executed call and result, and the call of a
 // loaded tool carries the namespace it was found in.
-func ToolSearch(args ToolSearchArgs) ai.Tool {
+func ToolSearch(args ToolSearchArgs) provider.ToolSpec {
 	m := map[string]any{}
 	setString(m, "description", args.Description)
 	if args.Parameters != nil {
@@ -269,16 +269,16 @@ func ToolSearch(args ToolSearchArgs) ai.Tool {
 // arguments matching args.Parameters; search receives them and returns the
 // definitions of the tools to load, in the Responses API's tool format (for
 // example {"type": "function", "name", "description", "parameters"}).
-func ClientToolSearch(args ToolSearchArgs, search func(ctx context.Context, arguments json.RawMessage) ([]json.RawMessage, error)) ai.Tool {
+func ClientToolSearch(args ToolSearchArgs, search func(ctx context.Context, arguments json.RawMessage) ([]json.RawMessage, error)) provider.ToolSpec {
 	m := map[string]any{"execution": "client"}
 	setString(m, "description", args.Description)
 	if args.Parameters != nil {
 		m["parameters"] = args.Parameters
 	}
-	return must(ai.NewProviderTool(ai.ProviderToolDef{
+	return provider.ToolSpec{
 		ID:   "openai.tool_search",
 		Args: m,
-		Execute: func(ctx context.Context, in json.RawMessage, _ ai.ToolExecutionOptions) (any, error) {
+		Execute: func(ctx context.Context, in json.RawMessage) (any, error) {
 			var call struct {
 				Arguments json.RawMessage `json:"arguments"`
 			}
@@ -294,7 +294,7 @@ func ClientToolSearch(args ToolSearchArgs, search func(ctx context.Context, argu
 			}
 			return map[string]any{"tools": tools}, nil
 		},
-	}))
+	}
 }
 
 // CustomToolArgs configure [CustomTool].
@@ -312,37 +312,28 @@ type CustomToolArgs struct {
 // CustomTool returns a tool whose input is free text, optionally
 // constrained by a grammar ("openai.custom"). execute receives the text the
 // model wrote.
-func CustomTool(args CustomToolArgs, execute func(ctx context.Context, input string) (any, error)) ai.Tool {
+func CustomTool(args CustomToolArgs, execute func(ctx context.Context, input string) (any, error)) provider.ToolSpec {
 	m := map[string]any{"name": args.Name}
 	setString(m, "description", args.Description)
 	if args.Format != nil {
 		m["format"] = args.Format
 	}
-	return must(ai.NewProviderTool(ai.ProviderToolDef{
+	return provider.ToolSpec{
 		ID:   "openai.custom",
 		Args: m,
-		Execute: func(ctx context.Context, in json.RawMessage, _ ai.ToolExecutionOptions) (any, error) {
+		Execute: func(ctx context.Context, in json.RawMessage) (any, error) {
 			var text string
 			if err := json.Unmarshal(in, &text); err != nil {
 				text = string(in)
 			}
 			return execute(ctx, text)
 		},
-	}))
+	}
 }
 
 // hosted returns a provider-executed tool.
-func hosted(id string, args map[string]any) ai.Tool {
-	return must(ai.NewProviderTool(ai.ProviderToolDef{ID: id, Args: args, ProviderExecuted: true}))
-}
-
-// must unwraps a tool whose definition is fixed by this package; an error
-// is a bug here, not a condition callers can handle.
-func must(t *ai.ProviderTool, err error) ai.Tool {
-	if err != nil {
-		panic("openai: invalid built-in tool definition: " + err.Error())
-	}
-	return t
+func hosted(id string, args map[string]any) provider.ToolSpec {
+	return provider.ToolSpec{ID: id, Args: args, ProviderExecuted: true}
 }
 
 func setString(m map[string]any, key, value string) {

@@ -35,14 +35,14 @@ func wireTools(t *testing.T, tools ai.Tools) string {
 func TestToolConstructors(t *testing.T) {
 	threshold, compression := 0.4, 80
 	tools := ai.Tools{
-		{Name: "web", Tool: openai.WebSearch(openai.WebSearchArgs{SearchContextSize: "high", AllowedDomains: []string{"go.dev"},
-			UserLocation: &openai.UserLocation{Country: "FR", City: "Paris"}, ExternalWebAccess: new(false)})},
-		{Name: "webPreview", Tool: openai.WebSearchPreview(openai.WebSearchPreviewArgs{SearchContextSize: "low"})},
-		{Name: "files", Tool: openai.FileSearch(openai.FileSearchArgs{VectorStoreIDs: []string{"vs_1"}, MaxNumResults: 3, Ranker: "auto", ScoreThreshold: &threshold})},
-		{Name: "python", Tool: openai.CodeInterpreter(openai.CodeInterpreterArgs{ContainerID: "cntr_1"})},
-		{Name: "draw", Tool: openai.ImageGeneration(openai.ImageGenerationArgs{Size: "1024x1024", OutputCompression: &compression, MaskFileID: "file-m"})},
-		{Name: "docs", Tool: openai.MCP(openai.MCPArgs{ServerLabel: "docs", ServerURL: "https://mcp.example.com", AllowedTools: []string{"read"}, RequireApproval: "always"})},
-		{Name: "search", Tool: openai.ToolSearch(openai.ToolSearchArgs{Description: "Find tools."})},
+		{Name: "web", Tool: ai.ProviderDefined(openai.WebSearch(openai.WebSearchArgs{SearchContextSize: "high", AllowedDomains: []string{"go.dev"},
+			UserLocation: &openai.UserLocation{Country: "FR", City: "Paris"}, ExternalWebAccess: new(false)}))},
+		{Name: "webPreview", Tool: ai.ProviderDefined(openai.WebSearchPreview(openai.WebSearchPreviewArgs{SearchContextSize: "low"}))},
+		{Name: "files", Tool: ai.ProviderDefined(openai.FileSearch(openai.FileSearchArgs{VectorStoreIDs: []string{"vs_1"}, MaxNumResults: 3, Ranker: "auto", ScoreThreshold: &threshold}))},
+		{Name: "python", Tool: ai.ProviderDefined(openai.CodeInterpreter(openai.CodeInterpreterArgs{ContainerID: "cntr_1"}))},
+		{Name: "draw", Tool: ai.ProviderDefined(openai.ImageGeneration(openai.ImageGenerationArgs{Size: "1024x1024", OutputCompression: &compression, MaskFileID: "file-m"}))},
+		{Name: "docs", Tool: ai.ProviderDefined(openai.MCP(openai.MCPArgs{ServerLabel: "docs", ServerURL: "https://mcp.example.com", AllowedTools: []string{"read"}, RequireApproval: "always"}))},
+		{Name: "search", Tool: ai.ProviderDefined(openai.ToolSearch(openai.ToolSearchArgs{Description: "Find tools."}))},
 	}
 	assert.JSONEq(t, `[
 		{"type":"web_search","search_context_size":"high","filters":{"allowed_domains":["go.dev"]},"external_web_access":false,
@@ -57,8 +57,8 @@ func TestToolConstructors(t *testing.T) {
 	for _, nt := range tools {
 		assert.Equal(t, ai.ProviderExecutedKind, nt.Tool.Kind(), nt.Name)
 	}
-	custom := openai.CustomTool(openai.CustomToolArgs{Name: "sql", Format: map[string]any{"type": "text"}}, func(context.Context, string) (any, error) { return nil, nil })
-	client := openai.ClientToolSearch(openai.ToolSearchArgs{Parameters: map[string]any{"type": "object"}}, nil)
+	custom := ai.ProviderDefined(openai.CustomTool(openai.CustomToolArgs{Name: "sql", Format: map[string]any{"type": "text"}}, func(context.Context, string) (any, error) { return nil, nil }))
+	client := ai.ProviderDefined(openai.ClientToolSearch(openai.ToolSearchArgs{Parameters: map[string]any{"type": "object"}}, nil))
 	assert.Equal(t, ai.ProviderDefinedKind, custom.Kind())
 	assert.Equal(t, ai.ProviderDefinedKind, client.Kind())
 	assert.JSONEq(t, `[{"type":"custom","name":"sql","format":{"type":"text"}},{"type":"tool_search","execution":"client","parameters":{"type":"object"}}]`,
@@ -70,7 +70,7 @@ func TestWebSearchThroughGenerateText(t *testing.T) {
 	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
 		Model:  newProvider(srv).Model("gpt-5-mini"),
 		Prompt: "What happened in tech today?",
-		Tools:  ai.Tools{{Name: "news", Tool: openai.WebSearch(openai.WebSearchArgs{})}},
+		Tools:  ai.Tools{{Name: "news", Tool: ai.ProviderDefined(openai.WebSearch(openai.WebSearchArgs{}))}},
 	})
 	require.NoError(t, err)
 	calls := res.ToolCalls()
@@ -90,13 +90,13 @@ func TestClientToolSearchThroughGenerateText(t *testing.T) {
 	srv := replay.NewServer(t, replay.JSON(replay.Read(t, "testdata/openai-client-tool-search.1.json")),
 		replay.JSON(replay.Read(t, "testdata/openai-client-tool-search.2.json")))
 	var gotArgs json.RawMessage
-	search := openai.ClientToolSearch(openai.ToolSearchArgs{
+	search := ai.ProviderDefined(openai.ClientToolSearch(openai.ToolSearchArgs{
 		Description: "Search for available tools based on what the user needs.",
 		Parameters:  map[string]any{"type": "object", "properties": map[string]any{"goal": map[string]any{"type": "string"}}, "required": []any{"goal"}},
 	}, func(ctx context.Context, arguments json.RawMessage) ([]json.RawMessage, error) {
 		gotArgs = arguments
 		return []json.RawMessage{json.RawMessage(`{"type":"function","name":"get_weather","description":"Get the weather","parameters":{"type":"object","properties":{"location":{"type":"string"}}}}`)}, nil
-	})
+	}))
 	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
 		Model:    newProvider(srv).Model("gpt-5.4"),
 		Prompt:   "What's the weather in San Francisco?",
