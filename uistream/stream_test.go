@@ -551,27 +551,31 @@ func TestMarshalDoesNotEscapeHTML(t *testing.T) {
 	}
 }
 
-func TestUnencodableOutput(t *testing.T) {
-	bad := ai.NewTool(ai.ToolDef[struct{}, any]{
-		Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (any, error) {
-			return map[string]any{"ch": make(chan int)}, nil
-		},
-	})
+func TestUnencodableChunk(t *testing.T) {
 	res, err := ai.StreamText(context.Background(), ai.StreamTextOptions{
-		Model: scripted(step("r", call("c1", "bad", `{}`, 1), finish("tool-calls")), step("r2", text("t", "ok"), finish("stop"))),
-		Tools: ai.Tools{{Name: "bad", Tool: bad}}, Prompt: "x", StopWhen: ai.StepCountIs(3),
+		Model:  scripted(step("r", text("t", "one"), finish("stop"))),
+		Prompt: "x",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
 	var logged error
-	err = uistream.Write(rec, res.Parts(), &uistream.Options{OnError: func(err error) string { logged = err; return "failed" }})
+	err = uistream.Write(rec, res.Parts(), &uistream.Options{
+		// Metadata that JSON cannot encode, sent with the end of the step.
+		MessageMetadata: func(p ai.Part) any {
+			if _, ok := p.(ai.FinishStep); ok {
+				return map[string]any{"ch": make(chan int)}
+			}
+			return nil
+		},
+		OnError: func(err error) string { logged = err; return "failed" },
+	})
 	if err == nil || logged == nil {
 		t.Errorf("Write = %v, logged %v; want the encoding error", err, logged)
 	}
 	body := rec.Body.String()
-	if !strings.HasSuffix(body, "data: {\"type\":\"error\",\"errorText\":\"failed\"}\n\ndata: [DONE]\n\n") {
+	if !strings.HasSuffix(body, `data: {"type":"text-end","id":"t"}`+"\n\ndata: {\"type\":\"error\",\"errorText\":\"failed\"}\n\ndata: [DONE]\n\n") {
 		t.Errorf("body %q", body)
 	}
 	if _, err := res.Wait(); !errors.Is(err, ai.ErrStreamStopped) {
