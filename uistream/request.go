@@ -105,6 +105,9 @@ func WriteError(w http.ResponseWriter, err error) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if re.Status == http.StatusMethodNotAllowed {
+		h.Set("Allow", http.MethodPost)
+	}
 	w.WriteHeader(re.Status)
 	w.Write(append(body, '\n'))
 }

@@ -13,9 +13,8 @@ import (
 	"github.com/aisdkgo/ai"
 )
 
-// Headers are the response headers of a UI message stream. [NewWriter]
-// sets each one the handler has not set already.
-var Headers = map[string]string{
+// streamHeaders are the response headers of a UI message stream.
+var streamHeaders = map[string]string{
 	"Content-Type":                  "text/event-stream",
 	"Cache-Control":                 "no-cache",
 	"Connection":                    "keep-alive",
@@ -68,13 +67,15 @@ type Writer struct {
 }
 
 // NewWriter starts a UI message stream on w: it sets the stream's
-// [Headers] (those the handler has not set), sends the status 200 and
-// flushes. With a positive keepAlive the stream opens with the comment
+// headers (Content-Type: text/event-stream, Cache-Control: no-cache,
+// Connection: keep-alive, X-Vercel-AI-UI-Message-Stream: v1 and
+// X-Accel-Buffering: no, each unless the handler has set it already), sends
+// the status 200 and flushes. With a positive keepAlive the stream opens with the comment
 // ": stream-open" and a ": keep-alive" comment is sent whenever no chunk
 // was written for that long. Close the writer to end the stream.
 func NewWriter(w http.ResponseWriter, keepAlive time.Duration) *Writer {
 	h := w.Header()
-	for k, v := range Headers {
+	for k, v := range streamHeaders {
 		if h.Get(k) == "" {
 			h.Set(k, v)
 		}
