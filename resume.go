@@ -23,6 +23,9 @@ type pendingApproval struct {
 	call       ToolCallPart
 	reason     string
 	providerEx bool
+	// settled is set when the conversation already holds the denial's
+	// result, which is then not added again.
+	settled bool
 }
 
 // resume continues a generation whose last input message answers approval
@@ -74,13 +77,15 @@ func (r *run) resume(ev *resumeHooks) error {
 		if !ok {
 			return &InvalidToolApprovalError{ApprovalID: resp.ApprovalID}
 		}
-		skipResult := false
+		settled := false
 		if ex, has := existing[req.ToolCallID]; has {
-			_, wasDenied := ex.Output.(ExecutionDeniedOutput)
-			if resp.Approved || !wasDenied {
+			// A call with a result is settled; a denial whose result is
+			// already there is reported again (a stream emits the denial),
+			// without a second result, as the reference does.
+			if _, wasDenied := ex.Output.(ExecutionDeniedOutput); resp.Approved || !wasDenied {
 				continue
 			}
-			skipResult = true
+			settled = true
 		}
 		call, ok := calls[req.ToolCallID]
 		if !ok {
@@ -90,10 +95,11 @@ func (r *run) resume(ev *resumeHooks) error {
 			continue
 		}
 		answered[call.ToolCallID] = true
-		pa := pendingApproval{approvalID: resp.ApprovalID, call: call, reason: resp.Reason, providerEx: call.ProviderExecuted || resp.ProviderExecuted}
+		pa := pendingApproval{approvalID: resp.ApprovalID, call: call, reason: resp.Reason, providerEx: call.ProviderExecuted || resp.ProviderExecuted,
+			settled: settled}
 		if resp.Approved {
 			approved = append(approved, pa)
-		} else if !skipResult {
+		} else {
 			denied = append(denied, pa)
 		}
 	}
@@ -184,6 +190,9 @@ func (r *run) resume(ev *resumeHooks) error {
 		parts = append(parts, ToolResultPart{ToolCallID: e.ToolCallID, ToolName: e.ToolName, Output: ErrorTextOutput{Value: errorText(e.Error)}})
 	}
 	for _, d := range denied {
+		if d.settled {
+			continue
+		}
 		if d.providerEx {
 			if r.stream {
 				continue
