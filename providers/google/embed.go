@@ -134,8 +134,20 @@ func (m *vertexEmbeddingModel) Provider() string { return "google.vertex.embeddi
 // ModelID returns the model id.
 func (m *vertexEmbeddingModel) ModelID() string { return m.modelID }
 
-// MaxEmbeddingsPerCall returns 250.
-func (m *vertexEmbeddingModel) MaxEmbeddingsPerCall() int { return maxVertexEmbeddingsPerCall }
+// embedContent reports whether the model is served by embedContent, one
+// value a call, instead of predict.
+func (m *vertexEmbeddingModel) embedContent() bool {
+	return m.modelID == "gemini-embedding-2" || m.modelID == "gemini-embedding-2-preview"
+}
+
+// MaxEmbeddingsPerCall returns 250, or 1 for the gemini-embedding-2
+// models.
+func (m *vertexEmbeddingModel) MaxEmbeddingsPerCall() int {
+	if m.embedContent() {
+		return 1
+	}
+	return maxVertexEmbeddingsPerCall
+}
 
 // SupportsParallelCalls returns true.
 func (m *vertexEmbeddingModel) SupportsParallelCalls() bool { return true }
@@ -143,8 +155,8 @@ func (m *vertexEmbeddingModel) SupportsParallelCalls() bool { return true }
 // Embed embeds opts.Values in one call. Usage is the sum of the values'
 // token counts.
 func (m *vertexEmbeddingModel) Embed(ctx context.Context, opts *provider.EmbedCallOptions) (*provider.EmbedCallResult, error) {
-	if len(opts.Values) > maxVertexEmbeddingsPerCall {
-		return nil, &provider.TooManyEmbeddingValuesError{Provider: m.Provider(), ModelID: m.modelID, Max: maxVertexEmbeddingsPerCall, Count: len(opts.Values)}
+	if max := m.MaxEmbeddingsPerCall(); len(opts.Values) > max {
+		return nil, &provider.TooManyEmbeddingValuesError{Provider: m.Provider(), ModelID: m.modelID, Max: max, Count: len(opts.Values)}
 	}
 	if len(opts.Values) == 0 {
 		return &provider.EmbedCallResult{Embeddings: [][]float64{}}, nil
@@ -160,6 +172,9 @@ func (m *vertexEmbeddingModel) Embed(ctx context.Context, opts *provider.EmbedCa
 	headers, root, err := m.p.requestHeaders(opts.Headers)
 	if err != nil {
 		return nil, err
+	}
+	if m.embedContent() {
+		return m.embedOne(ctx, opts.Values[0], o, dims, headers, root)
 	}
 	type instance struct {
 		Content  string `json:"content"`
@@ -216,6 +231,51 @@ func (m *vertexEmbeddingModel) Embed(ctx context.Context, opts *provider.EmbedCa
 	}
 	if counted {
 		res.Usage.Tokens = &tokens
+	}
+	return res, nil
+}
+
+// embedOne embeds one value with embedContent.
+func (m *vertexEmbeddingModel) embedOne(ctx context.Context, value string, o EmbeddingOptions, dims int, headers http.Header, root string) (*provider.EmbedCallResult, error) {
+	config := map[string]any{}
+	if dims > 0 {
+		config["outputDimensionality"] = dims
+	}
+	if o.TaskType != "" {
+		config["taskType"] = o.TaskType
+	}
+	if o.Title != "" {
+		config["title"] = o.Title
+	}
+	if o.AutoTruncate != nil {
+		config["autoTruncate"] = *o.AutoTruncate
+	}
+	url := root + "/models/" + m.modelID + ":embedContent"
+	body := map[string]any{"content": embedContent{Parts: []part{{Text: text(value)}}}, "embedContentConfig": config}
+	resp, sent, err := httpx.Post(ctx, httpx.Request{Client: m.p.cfg.client, URL: url, Headers: headers, Body: body, ErrorMessage: errorMessage})
+	if err != nil {
+		return nil, addRetryHint(err)
+	}
+	var wire struct {
+		Error         *wireError       `json:"error"`
+		Embedding     *embeddingValues `json:"embedding"`
+		UsageMetadata *struct {
+			PromptTokenCount *int `json:"promptTokenCount"`
+		} `json:"usageMetadata"`
+	}
+	raw, err := readJSON(ctx, resp, url, sent, &wire)
+	if err != nil {
+		return nil, err
+	}
+	if wire.Error != nil {
+		return nil, apiError(*wire.Error, url, sent, resp.Header, raw)
+	}
+	if wire.Embedding == nil {
+		return nil, &provider.InvalidResponseDataError{Data: raw, Message: "the response has no embedding"}
+	}
+	res := &provider.EmbedCallResult{Embeddings: [][]float64{wire.Embedding.Values}, Response: &provider.ResponseInfo{Headers: resp.Header, Body: raw}}
+	if wire.UsageMetadata != nil {
+		res.Usage.Tokens = wire.UsageMetadata.PromptTokenCount
 	}
 	return res, nil
 }

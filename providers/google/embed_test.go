@@ -44,6 +44,7 @@ func TestEmbeddingRequestBodies(t *testing.T) {
 		{"google-single", "gemini-embedding-001", false, `{"embedding":{"values":[0.1,0.2]}}`},
 		{"google-batch", "gemini-embedding-001", false, `{"embeddings":[{"values":[0.1,0.2]},{"values":[0.3,0.4]}]}`},
 		{"vertex-predict", "text-embedding-005", true, readFixture(t, "google-vertex-embedding.json")},
+		{"vertex-embed-content", "gemini-embedding-2", true, `{"embedding":{"values":[0.1,0.2]},"usageMetadata":{"promptTokenCount":3}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := recorded[tc.name]
@@ -61,6 +62,10 @@ func TestEmbeddingRequestBodies(t *testing.T) {
 			assert.Equal(t, rec.Path, req.path)
 			assert.Len(t, res.Embeddings, len(rec.Values))
 			assert.Equal(t, "test-key", req.headers.Get("x-goog-api-key"))
+			if tc.model == "gemini-embedding-2" {
+				assert.Equal(t, 1, m.MaxEmbeddingsPerCall(), "one value a call")
+				assert.Equal(t, 3, *res.Usage.Tokens)
+			}
 		})
 	}
 }
