@@ -73,6 +73,16 @@
 // safetyRatings, usageMetadata, finishMessage, serviceTier and, when the
 // response stopped early, continuationToken.
 //
+// An answer that reaches the per-request output cap while its
+// maxOutputTokens budget lasts (finish reason CONTINUATION, Gemini 4 long
+// decode) is continued automatically with further requests carrying its
+// continuation token, up to 32 of them: their content is appended (in a
+// stream, their chunks follow on), their usage added up, and the metadata
+// also holds initialPromptTokenCount (the first request's prompt size) and
+// groundingMetadataPerRequest. A continuation request that fails ends a
+// stream with an error part and a length finish whose metadata carries the
+// token, so that the caller can resume with the continuationToken option.
+//
 // Streams deliver text and reasoning in blocks and function calls as tool
 // input. Function-call arguments streamed in pieces (Vertex AI's
 // partialArgs with a JSON path each, announced with willContinue) are

@@ -2,6 +2,7 @@ package google
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"iter"
@@ -82,10 +83,15 @@ func (m *languageModel) modelPath() string {
 
 // sent is a successful response with what was sent.
 type sent struct {
-	resp *http.Response
-	body []byte
-	url  string
+	resp    *http.Response
+	body    []byte
+	url     string
+	headers http.Header
 }
+
+// maxContinuations bounds the requests one long answer may be continued
+// with (Gemini 4 long decode).
+const maxContinuations = 32
 
 // send prepares and posts a call.
 func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, stream bool) (*request, *sent, error) {
@@ -107,6 +113,15 @@ func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, st
 	if stream {
 		url = root + "/" + m.modelPath() + ":streamGenerateContent?alt=sse"
 	}
+	s, err := m.post(ctx, req, url, headers)
+	if err != nil {
+		return nil, nil, err
+	}
+	return req, s, nil
+}
+
+// post sends the request body (again, for a continuation).
+func (m *languageModel) post(ctx context.Context, req *request, url string, headers http.Header) (*sent, error) {
 	resp, body, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.p.cfg.client,
 		URL:          url,
@@ -115,71 +130,115 @@ func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, st
 		ErrorMessage: errorMessage,
 	})
 	if err != nil {
-		return nil, nil, addRetryHint(err)
+		return nil, addRetryHint(err)
 	}
-	return req, &sent{resp: resp, body: body, url: url}, nil
+	return &sent{resp: resp, body: body, url: url, headers: headers}, nil
+}
+
+// continuation returns the token to continue a candidate with, when it
+// stopped at the per-request cap with budget left.
+func continuation(c *wireCandidate) string {
+	if c.FinishReason == "CONTINUATION" && c.ContinuationToken != nil {
+		return *c.ContinuationToken
+	}
+	return ""
 }
 
 // Generate runs one generateContent call. An error reported in a
-// successful response fails the call like an error status would.
+// successful response fails the call like an error status would. An answer
+// that stops at the per-request cap with budget left (finish reason
+// CONTINUATION) is continued with further requests, whose content is
+// appended and whose usage is added up.
 func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions) (*provider.GenerateResult, error) {
 	req, s, err := m.send(ctx, opts, false)
 	if err != nil {
 		return nil, err
 	}
-	var wire wireResponse
-	raw, err := readJSON(ctx, s.resp, s.url, s.body, &wire)
-	if err != nil {
-		return nil, err
-	}
-	if wire.Error != nil {
-		return nil, apiError(*wire.Error, s.url, s.body, s.resp.Header, raw)
-	}
 	conv := &responseConverter{m: m, req: req}
-	var cand wireCandidate
-	if len(wire.Candidates) > 0 {
-		cand = wire.Candidates[0]
+	var (
+		content    []provider.Content
+		usageSum   json.RawMessage
+		groundings []any
+		firstInput *int
+	)
+	for hop := 0; ; hop++ {
+		var wire wireResponse
+		raw, err := readJSON(ctx, s.resp, s.url, s.body, &wire)
+		if err != nil {
+			return nil, err
+		}
+		if wire.Error != nil {
+			return nil, apiError(*wire.Error, s.url, s.body, s.resp.Header, raw)
+		}
+		var cand wireCandidate
+		if len(wire.Candidates) > 0 {
+			cand = wire.Candidates[0]
+		}
+		groundings = append(groundings, anyJSON(cand.GroundingMetadata))
+		if hop == 0 {
+			var u usage
+			if !isNull(wire.UsageMetadata) {
+				_ = json.Unmarshal(wire.UsageMetadata, &u)
+			}
+			firstInput = u.PromptTokenCount
+		}
+		usageSum = addUsage(usageSum, wire.UsageMetadata)
+		var parts []wirePart
+		if cand.Content != nil {
+			parts = cand.Content.Parts
+		}
+		got, err := conv.generateContent(parts)
+		if err != nil {
+			return nil, err
+		}
+		for _, src := range conv.sources(cand.GroundingMetadata, nil) {
+			got = append(got, src)
+		}
+		content = append(content, got...)
+		if token := continuation(&cand); token != "" && hop < maxContinuations {
+			req.body.ContinuationToken = token
+			if s, err = m.post(ctx, req, s.url, s.headers); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		block := blockReason(wire.PromptFeedback)
+		finish := provider.FinishReason{Unified: mapFinishReason(cand.FinishReason, hasClientCalls(content)), Raw: cand.FinishReason}
+		if cand.FinishReason == "" && block != "" {
+			finish = provider.FinishReason{Unified: provider.FinishContentFilter, Raw: block}
+		}
+		meta := callMetadata{
+			promptFeedback:     wire.PromptFeedback,
+			groundingMetadata:  cand.GroundingMetadata,
+			urlContextMetadata: cand.URLContextMetadata,
+			safetyRatings:      cand.SafetyRatings,
+			usageMetadata:      usageSum,
+			finishMessage:      cand.FinishMessage,
+			continuationToken:  cand.ContinuationToken,
+			headers:            s.resp.Header,
+		}
+		payload := meta.payload()
+		if hop > 0 {
+			payload["groundingMetadataPerRequest"] = groundings
+			if firstInput != nil {
+				payload["initialPromptTokenCount"] = *firstInput
+			}
+		}
+		return &provider.GenerateResult{
+			Content:          content,
+			FinishReason:     finish,
+			Usage:            convertUsage(usageSum),
+			Warnings:         req.warnings,
+			ProviderMetadata: m.p.metadata(payload),
+			Request:          &provider.RequestInfo{URL: s.url, Body: s.body},
+			Response: &provider.ResponseInfo{
+				ID:      wire.ResponseID,
+				ModelID: wire.ModelVersion,
+				Headers: s.resp.Header,
+				Body:    raw,
+			},
+		}, nil
 	}
-	var parts []wirePart
-	if cand.Content != nil {
-		parts = cand.Content.Parts
-	}
-	content, err := conv.generateContent(parts)
-	if err != nil {
-		return nil, err
-	}
-	for _, src := range conv.sources(cand.GroundingMetadata, nil) {
-		content = append(content, src)
-	}
-	block := blockReason(wire.PromptFeedback)
-	finish := provider.FinishReason{Unified: mapFinishReason(cand.FinishReason, hasClientCalls(content)), Raw: cand.FinishReason}
-	if cand.FinishReason == "" && block != "" {
-		finish = provider.FinishReason{Unified: provider.FinishContentFilter, Raw: block}
-	}
-	meta := callMetadata{
-		promptFeedback:     wire.PromptFeedback,
-		groundingMetadata:  cand.GroundingMetadata,
-		urlContextMetadata: cand.URLContextMetadata,
-		safetyRatings:      cand.SafetyRatings,
-		usageMetadata:      wire.UsageMetadata,
-		finishMessage:      cand.FinishMessage,
-		continuationToken:  cand.ContinuationToken,
-		headers:            s.resp.Header,
-	}
-	return &provider.GenerateResult{
-		Content:          content,
-		FinishReason:     finish,
-		Usage:            convertUsage(wire.UsageMetadata),
-		Warnings:         req.warnings,
-		ProviderMetadata: m.p.metadata(meta.payload()),
-		Request:          &provider.RequestInfo{URL: s.url, Body: s.body},
-		Response: &provider.ResponseInfo{
-			ID:      wire.ResponseID,
-			ModelID: wire.ModelVersion,
-			Headers: s.resp.Header,
-			Body:    raw,
-		},
-	}, nil
 }
 
 // maxErrorBody bounds how much of an unexpected response is kept.
@@ -266,7 +325,7 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 			return
 		}
 		used = true
-		defer stop()
+		defer func() { stop() }()
 		if !yield(provider.StreamStart{Warnings: req.warnings}, nil) {
 			return
 		}
@@ -276,21 +335,49 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 			}
 		}
 		pending = nil
-		for !done {
-			ev, err, ok := next()
-			if !ok {
-				break
-			}
-			if err != nil {
-				yield(nil, readFailed(err))
-				return
-			}
-			parts, _ := st.process(ev.Data)
-			for _, p := range parts {
-				if !yield(p, nil) {
+		for {
+			if !done {
+				ev, err, ok := next()
+				if !ok {
+					done = true
+					continue
+				}
+				if err != nil {
+					yield(nil, readFailed(err))
 					return
 				}
+				parts, _ := st.process(ev.Data)
+				for _, p := range parts {
+					if !yield(p, nil) {
+						return
+					}
+				}
+				continue
 			}
+			// A long answer that reached the per-request cap goes on in a
+			// new request.
+			if st.pending == "" || st.hops >= maxContinuations {
+				break
+			}
+			req.body.ContinuationToken = st.pending
+			st.pending = ""
+			st.hops++
+			s2, err := m.post(ctx, req, s.url, s.headers)
+			if err != nil {
+				if ctx.Err() != nil {
+					yield(nil, context.Cause(ctx))
+					return
+				}
+				if !yield(provider.ErrorPart{Err: err}, nil) {
+					return
+				}
+				break
+			}
+			stop()
+			s = s2
+			next, stop = iter.Pull2(httpx.Events(ctx, s.resp))
+			done = false
+			st.continued()
 		}
 		for _, p := range st.end() {
 			if !yield(p, nil) {

@@ -217,3 +217,76 @@ func TestStreamCutDuringStreamedArguments(t *testing.T) {
 	assert.Equal(t, []string{"stream-start", "response-metadata", "tool-input-start", "tool-input-delta", "finish"}, types)
 	assert.Equal(t, provider.FinishInterrupted, parts[len(parts)-1].(provider.Finish).FinishReason.Unified)
 }
+
+// TestContinuedAnswer replays an answer that reached the per-request cap
+// (CONTINUATION) and was finished by a second request, and compares the
+// result and the requests with the TypeScript SDK's.
+func TestContinuedAnswer(t *testing.T) {
+	var rec struct {
+		Generate struct {
+			Content, FinishReason, Usage, ProviderMetadata json.RawMessage
+		} `json:"generate"`
+		Stream    []json.RawMessage `json:"stream"`
+		Responses []json.RawMessage `json:"responses"`
+		Requests  []json.RawMessage `json:"requests"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(readFixture(t, "continuation-expected.json")), &rec))
+	opts := func() *provider.CallOptions {
+		return &provider.CallOptions{Prompt: userPrompt("Write a long story."), MaxOutputTokens: new(100000)}
+	}
+
+	f := newFakeAPI(t, reply{body: string(rec.Responses[0])}, reply{body: string(rec.Responses[1])})
+	res, err := testProvider(f).Model("gemini-4-argon").Generate(context.Background(), opts())
+	require.NoError(t, err)
+	assert.JSONEq(t, string(rec.Generate.Content), marshal(t, res.Content))
+	assert.JSONEq(t, string(rec.Generate.FinishReason), marshal(t, res.FinishReason))
+	assert.JSONEq(t, string(rec.Generate.Usage), marshal(t, res.Usage))
+	assert.JSONEq(t, string(rec.Generate.ProviderMetadata), marshal(t, res.ProviderMetadata))
+	for i, want := range rec.Requests {
+		assert.JSONEq(t, string(want), string(f.request(t, i).body), "request %d", i+1)
+	}
+
+	f = newFakeAPI(t, reply{body: sseOf(string(rec.Responses[0])), sse: true}, reply{body: sseOf(string(rec.Responses[1])), sse: true})
+	stream, err := testProvider(f).Model("gemini-4-argon").Stream(context.Background(), opts())
+	require.NoError(t, err)
+	parts, err := collect(t, stream)
+	require.NoError(t, err)
+	require.Len(t, parts, len(rec.Stream))
+	for i, p := range parts {
+		if rm, ok := p.(provider.ResponseMetadata); ok {
+			rm.ModelID = ""
+			p = rm
+		}
+		assert.JSONEq(t, string(rec.Stream[i]), marshal(t, p), "part %d", i)
+	}
+	for i, want := range rec.Requests {
+		assert.JSONEq(t, string(want), string(f.request(t, i).body), "stream request %d", i+1)
+	}
+}
+
+func TestContinuationFails(t *testing.T) {
+	hop := `{"candidates":[{"content":{"parts":[{"text":"Part one."}]},"finishReason":"CONTINUATION","continuationToken":"tok-1"}]}`
+	f := newFakeAPI(t, reply{body: sseOf(hop), sse: true}, reply{status: 503, body: `{"error":{"code":503,"message":"Overloaded.","status":"UNAVAILABLE"}}`})
+	stream, err := testProvider(f).Model("gemini-4-argon").Stream(context.Background(), &provider.CallOptions{Prompt: userPrompt("Go on.")})
+	require.NoError(t, err)
+	parts, err := collect(t, stream)
+	require.NoError(t, err)
+	var errs []error
+	for _, p := range parts {
+		if e, ok := p.(provider.ErrorPart); ok {
+			errs = append(errs, e.Err)
+		}
+	}
+	require.Len(t, errs, 1)
+	var apiErr *provider.APICallError
+	require.ErrorAs(t, errs[0], &apiErr)
+	assert.Equal(t, 503, apiErr.StatusCode)
+	fin := finishOf(t, parts)
+	assert.Equal(t, provider.FinishReason{Unified: provider.FinishLength, Raw: "CONTINUATION"}, fin.FinishReason)
+	assert.Equal(t, "tok-1", fin.ProviderMetadata["google"]["continuationToken"], "the caller can resume")
+
+	f = newFakeAPI(t, reply{body: hop}, reply{status: 400, body: `{"error":{"code":400,"message":"Bad token.","status":"INVALID_ARGUMENT"}}`})
+	_, err = testProvider(f).Model("gemini-4-argon").Generate(context.Background(), &provider.CallOptions{Prompt: userPrompt("Go on.")})
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 400, apiErr.StatusCode)
+}

@@ -113,6 +113,70 @@ func convertUsage(raw json.RawMessage) provider.Usage {
 	}
 }
 
+// usageCounts are the usageMetadata fields that add up over the requests
+// of a continued answer.
+var usageCounts = []string{"promptTokenCount", "candidatesTokenCount", "toolUsePromptTokenCount", "totalTokenCount", "cachedContentTokenCount", "thoughtsTokenCount"}
+
+// usageDetails are its per-modality lists.
+var usageDetails = []string{"promptTokensDetails", "cacheTokensDetails", "candidatesTokensDetails", "toolUsePromptTokensDetails"}
+
+// addUsage adds up the usageMetadata of two requests: counts are summed,
+// per-modality lists summed by modality, other fields taken from b.
+func addUsage(a, b json.RawMessage) json.RawMessage {
+	if isNull(a) {
+		return b
+	}
+	if isNull(b) {
+		return a
+	}
+	var ma, mb map[string]any
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return b
+	}
+	out := map[string]any{}
+	for k, v := range ma {
+		out[k] = v
+	}
+	for k, v := range mb {
+		out[k] = v
+	}
+	for _, k := range usageCounts {
+		x, okx := ma[k].(float64)
+		y, oky := mb[k].(float64)
+		if okx || oky {
+			out[k] = x + y
+		}
+	}
+	for _, k := range usageDetails {
+		la, oka := ma[k].([]any)
+		lb, okb := mb[k].([]any)
+		if !oka || !okb {
+			continue
+		}
+		var order []string
+		counts := map[string]float64{}
+		for _, d := range append(la, lb...) {
+			dm, _ := d.(map[string]any)
+			mod, _ := dm["modality"].(string)
+			n, _ := dm["tokenCount"].(float64)
+			if _, seen := counts[mod]; !seen {
+				order = append(order, mod)
+			}
+			counts[mod] += n
+		}
+		merged := make([]any, len(order))
+		for i, mod := range order {
+			merged[i] = map[string]any{"modality": mod, "tokenCount": counts[mod]}
+		}
+		out[k] = merged
+	}
+	merged, err := json.Marshal(out)
+	if err != nil {
+		return b
+	}
+	return merged
+}
+
 // mapFinishReason maps a finish reason; STOP with client tool calls is
 // tool-calls.
 func mapFinishReason(reason string, toolCalls bool) provider.FinishReasonKind {

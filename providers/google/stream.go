@@ -38,6 +38,23 @@ type streamState struct {
 
 	// json filters the parts of a JSON response tool into text.
 	json *jsonToolFilter
+
+	// Continued answers (Gemini 4 long decode): the token of the next
+	// request, how many were made, the usage of the finished requests, the
+	// prompt size of the first, and the grounding of each request.
+	pending          string
+	hops             int
+	continuedUsage   json.RawMessage
+	initialPrompt    *int
+	groundings       []any
+	requestGrounding json.RawMessage
+}
+
+// continued starts the chunks of a continuation request.
+func (st *streamState) continued() {
+	st.finish = provider.FinishReason{Unified: provider.FinishInterrupted}
+	st.groundings = append(st.groundings, anyJSON(st.requestGrounding))
+	st.requestGrounding = nil
 }
 
 func newStreamState(m *languageModel, req *request, includeRaw bool, headers http.Header, url string, sent []byte) *streamState {
@@ -98,6 +115,7 @@ func (st *streamState) process(data string) (parts []provider.StreamPart, errFra
 	cand := &chunk.Candidates[0]
 	if !isNull(cand.GroundingMetadata) {
 		st.meta.groundingMetadata = cand.GroundingMetadata
+		st.requestGrounding = cand.GroundingMetadata
 	}
 	if !isNull(cand.URLContextMetadata) {
 		st.meta.urlContextMetadata = cand.URLContextMetadata
@@ -110,6 +128,9 @@ func (st *streamState) process(data string) (parts []provider.StreamPart, errFra
 	}
 	if cand.ContinuationToken != nil {
 		st.meta.continuationToken = cand.ContinuationToken
+	}
+	if token := continuation(cand); token != "" {
+		st.pending = token
 	}
 	// Once the prompt is blocked, later chunks add metadata only.
 	if st.blocked {
@@ -127,6 +148,18 @@ func (st *streamState) process(data string) (parts []provider.StreamPart, errFra
 				st.finish = provider.FinishReason{Unified: provider.FinishError}
 			}
 		}
+	}
+	if cand.FinishReason == "CONTINUATION" {
+		// Usage is per request: bank this one's.
+		if st.continuedUsage == nil {
+			var u usage
+			if !isNull(st.usage) {
+				_ = json.Unmarshal(st.usage, &u)
+			}
+			st.initialPrompt = u.PromptTokenCount
+		}
+		st.continuedUsage = addUsage(st.continuedUsage, st.usage)
+		st.usage = nil
 	}
 	if cand.FinishReason != "" {
 		st.finish = provider.FinishReason{Unified: mapFinishReason(cand.FinishReason, st.toolCalls), Raw: cand.FinishReason}
@@ -334,10 +367,24 @@ func (st *streamState) finishCall() []provider.StreamPart {
 // Streamed calls that never finished are dropped: their input is partial.
 func (st *streamState) end() []provider.StreamPart {
 	parts := st.closeBlocks()
+	u := addUsage(st.continuedUsage, st.usage)
+	meta := st.meta
+	meta.usageMetadata = u
+	// The token is only of use when the answer stopped early.
+	if st.finish.Raw != "MAX_TOKENS" && st.finish.Raw != "CONTINUATION" {
+		meta.continuationToken = nil
+	}
+	payload := meta.payload()
+	if len(st.groundings) > 0 {
+		payload["groundingMetadataPerRequest"] = append(st.groundings, anyJSON(st.requestGrounding))
+	}
+	if st.initialPrompt != nil {
+		payload["initialPromptTokenCount"] = *st.initialPrompt
+	}
 	parts = append(parts, provider.Finish{
 		FinishReason:     st.finish,
-		Usage:            convertUsage(st.usage),
-		ProviderMetadata: st.conv.m.p.metadata(st.meta.payload()),
+		Usage:            convertUsage(u),
+		ProviderMetadata: st.conv.m.p.metadata(payload),
 	})
 	return st.filter(parts)
 }
