@@ -403,3 +403,15 @@ func ExampleCosineSimilarity() {
 	fmt.Printf("%.2f\n", s)
 	// Output: 1.00
 }
+
+func ExampleEmbed() {
+	res, err := ai.Embed(context.Background(), ai.EmbedOptions{
+		Model: &aitest.EmbeddingModel{Dimensions: 8},
+		Value: "sunny day",
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(res.Embedding), *res.Usage.Tokens)
+	// Output: 8 2
+}
