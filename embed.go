@@ -238,6 +238,9 @@ func runBounded(ctx context.Context, n, parallel int, f func(context.Context, in
 	sem := make(chan struct{}, parallel)
 launch:
 	for i := range n {
+		if inner.Err() != nil {
+			break
+		}
 		select {
 		case sem <- struct{}{}:
 		case <-inner.Done():
