@@ -12,8 +12,7 @@ import (
 	"github.com/aisdkgo/ai/provider"
 )
 
-// DefaultBaseURL is the Gemini API root used when neither [WithBaseURL] nor
-// the GOOGLE_GENERATIVE_AI_BASE_URL environment variable gives one.
+// DefaultBaseURL is the Gemini API root used when [WithBaseURL] gives none.
 const DefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta"
 
 // vertexExpressBaseURL is the Vertex AI root of express mode (an API key,
@@ -83,9 +82,11 @@ func WithHTTPClient(client *http.Client) Option {
 // WithVertex targets Vertex AI instead of the Gemini API: requests go to
 // https://{location}-aiplatform.googleapis.com/v1beta1/projects/{project}/locations/{location}/publishers/google
 // (aiplatform.googleapis.com for location "global"), unless [WithBaseURL]
-// gives another root. With an API key and an empty project, express mode's
-// root is used. Authentication comes from the HTTP client
-// ([WithHTTPClient]) or an express-mode API key.
+// gives another root; the GOOGLE_VERTEX_PROJECT and GOOGLE_VERTEX_LOCATION
+// environment variables stand in for empty arguments. Authentication comes
+// from the HTTP client ([WithHTTPClient]) or from an express-mode API key
+// ([WithAPIKey] or GOOGLE_VERTEX_API_KEY), with which requests go to
+// express mode's root and the project and location are not used.
 //
 // Vertex models report the provider names "google.vertex.chat" and
 // "google.vertex.embedding", read their provider options under
@@ -106,9 +107,6 @@ func New(opts ...Option) *Provider {
 	var c config
 	for _, o := range opts {
 		o(&c)
-	}
-	if !c.vertex && c.baseURL == "" {
-		c.baseURL = strings.TrimRight(os.Getenv("GOOGLE_GENERATIVE_AI_BASE_URL"), "/")
 	}
 	if !c.vertex && c.baseURL == "" {
 		c.baseURL = DefaultBaseURL
@@ -143,7 +141,7 @@ func (p *Provider) root(key string) (string, error) {
 	if !p.cfg.vertex || p.cfg.explicitBaseURL {
 		return p.cfg.baseURL, nil
 	}
-	if key != "" && p.cfg.project == "" {
+	if key != "" {
 		return vertexExpressBaseURL, nil
 	}
 	project, location := p.cfg.project, p.cfg.location

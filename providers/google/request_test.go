@@ -139,6 +139,7 @@ func TestVertexBaseURL(t *testing.T) {
 		{"proj", "global", "", "https://aiplatform.googleapis.com/v1beta1/projects/proj/locations/global/publishers/google"},
 		{"proj", "eu", "", "https://aiplatform.eu.rep.googleapis.com/v1beta1/projects/proj/locations/eu/publishers/google"},
 		{"", "", "key", vertexExpressBaseURL},
+		{"proj", "us-central1", "key", vertexExpressBaseURL},
 	} {
 		got, err := New(WithVertex(tc.project, tc.location)).root(tc.key)
 		require.NoError(t, err)
