@@ -2,7 +2,8 @@ package ai
 
 import (
 	"context"
-	"net/http"
+	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +74,7 @@ type GenerateTextOptions struct {
 	// Timeout bounds the generation, each step and each tool call.
 	Timeout Timeout
 	// Headers are extra HTTP headers for the model calls.
-	Headers http.Header
+	Headers provider.Header
 	// ProviderOptions carry provider-specific settings.
 	ProviderOptions ProviderOptions
 
@@ -223,7 +224,7 @@ type ResponseInfo struct {
 	ID        string
 	Timestamp time.Time
 	ModelID   string
-	Headers   http.Header
+	Headers   provider.Header
 	// Messages are the messages the step added to the conversation: the
 	// assistant message and the tool message with results.
 	Messages []Message
@@ -345,10 +346,16 @@ func (r *GenerateTextResult) Warnings() []Warning {
 //
 // Tool failures do not fail the generation: an unknown tool, invalid input,
 // or an error or panic in a tool becomes a tool error the model sees in the
-// next step. GenerateText returns an error for invalid options (before any
-// model call), model call failures (after retries), a tool choice the model
-// ignored, failing input callbacks or ToModelOutput functions, and
-// cancellation of ctx.
+// next step. GenerateText returns an error for invalid options or an
+// invalid prompt (before any model call, with a nil result), and for
+// failures after the generation started: a model call that failed (after
+// retries), a tool choice the model ignored, failing input callbacks or
+// ToModelOutput functions, and cancellation of ctx or an expired
+// [Timeout] (the error then wraps [context.Canceled] or
+// [context.DeadlineExceeded]). After such a failure the result is not nil:
+// it holds the steps that finished before it. A step cut short by the
+// failure is not among them, so every tool call of a returned step has an
+// outcome.
 func GenerateText(ctx context.Context, opts GenerateTextOptions) (*GenerateTextResult, error) {
 	r, err := newRun(ctx, &opts, false)
 	if err != nil {
@@ -356,4 +363,108 @@ func GenerateText(ctx context.Context, opts GenerateTextOptions) (*GenerateTextR
 	}
 	defer r.close()
 	return r.generate()
+}
+
+// generate drives GenerateText.
+func (r *run) generate() (*GenerateTextResult, error) {
+	if err := r.standardizePrompt(); err != nil {
+		return nil, err
+	}
+	if err := r.resume(nil); err != nil {
+		return r.result(), r.failure(r.ctx, err)
+	}
+	for {
+		s, err := r.prepare()
+		if err != nil {
+			return r.result(), r.failure(r.ctx, err)
+		}
+		more, err := r.generateStep(s)
+		if err != nil {
+			err = r.failure(s.ctx, err)
+		}
+		s.cancel()
+		if err != nil {
+			return r.result(), err
+		}
+		if !more {
+			break
+		}
+	}
+	return r.result(), nil
+}
+
+// failure returns the error a generation fails with: when ctx ended, an
+// error that wraps its cause.
+func (r *run) failure(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(err, cause) {
+		return err
+	}
+	return cause
+}
+
+// generateStep runs one non-streaming step and reports whether to go on.
+func (r *run) generateStep(s *step) (bool, error) {
+	res, err := r.eff.Generate(s.ctx, s.model, &s.call, r.maxRetries())
+	if err != nil {
+		return false, err
+	}
+	sr := &stepRun{r: r, s: s, finish: res.FinishReason, usage: res.Usage, meta: res.ProviderMetadata,
+		warnings: res.Warnings, request: res.Request}
+	if res.Response != nil {
+		sr.response = *res.Response
+	}
+	sr.content = make([]ContentPart, 0, 2*len(res.Content)+1)
+	calls := 0
+	for _, c := range res.Content {
+		if _, ok := c.(provider.ToolCall); ok {
+			calls++
+		}
+	}
+	sr.states = make([]callState, 0, calls)
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case provider.ToolCall:
+			if _, err := sr.toolCall(c); err != nil {
+				return false, err
+			}
+		case provider.ToolResult:
+			if _, err := sr.providerResult(c); err != nil {
+				return false, err
+			}
+		case provider.ToolApprovalRequest:
+			if _, err := sr.approvalRequest(c); err != nil {
+				return false, err
+			}
+		case nil:
+		default:
+			if p, ok := contentFrom(c); ok {
+				sr.content = append(sr.content, p)
+			}
+		}
+	}
+	if err := sr.checkToolChoice(); err != nil {
+		return false, err
+	}
+	if err := sr.commit(); err != nil {
+		return false, err
+	}
+	if err := sr.execute(); err != nil {
+		return false, err
+	}
+	return r.finishStep(s, sr, sr.assemble(nil))
+}
+
+// result returns the generation's result so far.
+func (r *run) result() *GenerateTextResult {
+	res := &GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(), ResponseMessages: slices.Clip(r.responseMessages)}
+	if last := res.FinalStep(); last != nil {
+		res.Text = last.Text()
+		res.FinishReason = last.FinishReason
+		res.RawFinishReason = last.RawFinishReason
+	}
+	return res
 }

@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -273,11 +274,24 @@ func cleanAssistant(m AssistantMessage) (AssistantMessage, bool) {
 	return m, changed
 }
 
+// cleanTool drops the approval responses the loop handled itself and keeps
+// those of provider-executed calls, without the flag (the provider learns
+// the decision, as in the reference's prompt).
 func cleanTool(m ToolMessage) (ToolMessage, bool) {
 	c, changed := keepParts(m.Content, func(p ToolPart) bool {
 		r, ok := p.(ToolApprovalResponsePart)
 		return !ok || r.ProviderExecuted
 	})
+	for i, p := range c {
+		if r, ok := p.(ToolApprovalResponsePart); ok && r.ProviderExecuted {
+			if !changed {
+				c = slices.Clone(c)
+				changed = true
+			}
+			r.ProviderExecuted = false
+			c[i] = r
+		}
+	}
 	m.Content = c
 	return m, changed
 }

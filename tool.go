@@ -574,33 +574,3 @@ func ProviderDefined(spec provider.ToolSpec) *ProviderTool {
 		supportsDeferredResults: spec.SupportsDeferredResults,
 	}
 }
-
-// NamedTool is a tool registered under a name.
-type NamedTool struct {
-	Name string
-	Tool Tool
-}
-
-// Tools is an ordered set of tools. The order is observable: tools are sent
-// to the model in this order (unless ToolOrder says otherwise), and tool
-// search ranks equal matches in this order. Names must be unique.
-type Tools []NamedTool
-
-// Get returns the tool registered under name.
-func (ts Tools) Get(name string) (Tool, bool) {
-	for _, t := range ts {
-		if t.Name == name {
-			return t.Tool, true
-		}
-	}
-	return nil, false
-}
-
-// Names returns the tool names in order.
-func (ts Tools) Names() []string {
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.Name
-	}
-	return names
-}

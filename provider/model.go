@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
-	"net/http"
 	"regexp"
 	"time"
 )
@@ -87,7 +86,7 @@ type CallOptions struct {
 	// unparsed chunks.
 	IncludeRawChunks bool
 	// Headers are extra HTTP headers for the request.
-	Headers http.Header
+	Headers Header
 	// Reasoning is the reasoning effort; empty means the provider's default.
 	Reasoning ReasoningEffort
 	// ProviderOptions carry provider-specific settings, keyed by provider name.
@@ -174,7 +173,7 @@ type ResponseInfo struct {
 	// ModelID is the model that answered.
 	ModelID string `json:"modelId,omitempty"`
 	// Headers are the HTTP response headers.
-	Headers http.Header `json:"headers,omitempty"`
+	Headers Header `json:"headers,omitempty"`
 	// Body is the raw response body of a non-streaming call.
 	Body json.RawMessage `json:"body,omitempty"`
 }

@@ -25,6 +25,12 @@ func TestPublicScenariosThroughAgent(t *testing.T) {
 // stream errors.
 func TestExtraScenarios(t *testing.T) { replayDir(t, "testdata/extra", 40, RunScenario) }
 
+// TestExtraScenariosThroughAgent replays the extra scenarios through an
+// ai.Agent.
+func TestExtraScenariosThroughAgent(t *testing.T) {
+	replayDir(t, "testdata/extra", 40, RunScenarioThroughAgent)
+}
+
 func replayDir(t *testing.T, dir string, atLeast int, run func(context.Context, *Scenario) (map[string]any, error)) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {

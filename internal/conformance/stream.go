@@ -77,6 +77,11 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 		trace["error"] = map[string]any{"name": errorName(iterErr), "phase": "call"}
 	}
 	text, err := res.Text()
+	var failed *ai.StreamFailedError
+	if errors.As(err, &failed) {
+		// The reference resolves the text of a stream that reported errors.
+		err = nil
+	}
 	if err != nil && !errors.Is(err, ai.ErrStreamStopped) {
 		if _, has := trace["error"]; !has {
 			if se := scenarioErr(err); se != nil {
@@ -94,12 +99,16 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 // streamErrorValue renders the error of an error part like the reference:
 // strings stay strings, errors become {name, message}.
 func streamErrorValue(err error) any {
-	var se ai.StringError
+	var se stringError
 	var pe *streamProviderError
+	var spe *ai.StreamProtocolError
 	var ve *valueError
 	switch {
 	case errors.As(err, &se):
 		return string(se)
+	case errors.As(err, &spe):
+		// The reference reports protocol violations as plain strings.
+		return spe.Message
 	case errors.As(err, &pe):
 		return map[string]any{"name": "AI_StreamProviderError", "message": pe.msg}
 	case errors.As(err, &ve):
@@ -114,7 +123,9 @@ func streamPartValue(p ai.Part, invalid map[string]bool) map[string]any {
 		return map[string]any{"type": "error", "error": streamErrorValue(p.Err)}
 	case ai.ToolResult:
 		v := partValue(p, invalid).(map[string]any)
-		if p.Preliminary {
+		if p.Preliminary && !p.Dynamic {
+			// The reference flags only the preliminary results of dynamic
+			// tools.
 			delete(v, "dynamic")
 		}
 		return v

@@ -87,7 +87,7 @@ func Post(ctx context.Context, r Request) (*http.Response, []byte, error) {
 		URL:             r.URL,
 		StatusCode:      resp.StatusCode,
 		RequestBody:     body,
-		ResponseHeaders: resp.Header,
+		ResponseHeaders: provider.Header(resp.Header),
 		ResponseBody:    respBody,
 		Retryable:       provider.IsRetryableStatus(resp.StatusCode),
 	}

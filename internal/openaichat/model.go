@@ -146,7 +146,7 @@ func (m *Model) Generate(ctx context.Context, opts *provider.CallOptions) (*prov
 		return nil, err
 	}
 	result.Request = &provider.RequestInfo{URL: m.s.URL, Body: reqBody}
-	result.Response.Headers = resp.Header
+	result.Response.Headers = provider.Header(resp.Header)
 	result.Response.Body = raw
 	return result, nil
 }
@@ -169,7 +169,7 @@ func ReadResponse(ctx context.Context, resp *http.Response, v any, url string, r
 	}
 	return nil, &provider.APICallError{
 		Message: "reading the response failed: " + err.Error(), URL: url,
-		StatusCode: resp.StatusCode, RequestBody: reqBody, ResponseHeaders: resp.Header,
+		StatusCode: resp.StatusCode, RequestBody: reqBody, ResponseHeaders: provider.Header(resp.Header),
 		Retryable: true, Cause: err,
 	}
 }
@@ -183,7 +183,7 @@ func (m *Model) headers(opts *provider.CallOptions) (http.Header, error) {
 		}
 		base = h
 	}
-	return MergeHeaders(base, opts.Headers), nil
+	return MergeHeaders(base, http.Header(opts.Headers)), nil
 }
 
 func (m *Model) metadataKey(opts *provider.CallOptions) string {

@@ -191,7 +191,7 @@ func (m *Model) streamResponse(ctx context.Context, resp *http.Response, call *p
 	return &provider.StreamResult{
 		Stream:   seq,
 		Request:  &provider.RequestInfo{URL: m.s.URL, Body: reqBody},
-		Response: &provider.ResponseInfo{Headers: resp.Header},
+		Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header)},
 	}, nil
 }
 

@@ -122,7 +122,8 @@ func TestRetries(t *testing.T) {
 					assert.NotEmpty(t, apiErr.ResponseBody)
 				}
 				if !stream {
-					assert.Nil(t, o.res)
+					require.NotNil(t, o.res, "a failed generation returns the steps finished before the failure")
+					assert.Empty(t, o.res.Steps)
 				}
 			},
 		},

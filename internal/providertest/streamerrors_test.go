@@ -31,7 +31,10 @@ func checkBrokenStep(t *testing.T, o outcome) {
 		assert.Equal(t, []string{"start", "start-step"}, types[:2])
 		assert.Equal(t, []string{"finish-step", "finish"}, types[len(types)-2:])
 	}
-	require.NoError(t, o.err)
+	// The accessors report the failure and keep what arrived.
+	var failed *ai.StreamFailedError
+	require.ErrorAs(t, o.err, &failed)
+	require.NotNil(t, o.res)
 	require.Len(t, o.res.Steps, 1)
 	assert.Equal(t, ai.FinishError, o.res.FinishReason)
 	assert.Equal(t, partialText, o.res.Text)
@@ -86,7 +89,8 @@ func TestStreamErrorBeforeOutput(t *testing.T) {
 				if assert.ErrorAs(t, errs[0], &apiErr) {
 					assert.Equal(t, message, apiErr.Message)
 				}
-				require.NoError(t, o.err)
+				var failed *ai.StreamFailedError
+				require.ErrorAs(t, o.err, &failed)
 				require.Len(t, o.res.Steps, 1)
 				assert.Equal(t, ai.FinishError, o.res.FinishReason)
 				return
@@ -233,13 +237,16 @@ func TestStreamBrokenDuringToolCall(t *testing.T) {
 				assert.Equal(t, 1, srv.count(), "requests")
 				assert.NotContains(t, o.types(), "tool-result")
 				assert.NoError(t, o.iterErr)
-				require.NoError(t, o.err)
+				require.NotNil(t, o.res)
 				require.Len(t, o.res.Steps, 1)
 				assert.Empty(t, o.res.ToolResults())
 				if drop {
+					var failed *ai.StreamFailedError
+					assert.ErrorAs(t, o.err, &failed)
 					assert.Equal(t, ai.FinishError, o.res.FinishReason)
 					assert.Len(t, o.errorParts(), 1)
 				} else {
+					require.NoError(t, o.err)
 					assert.Equal(t, ai.FinishInterrupted, o.res.FinishReason)
 				}
 			})

@@ -54,7 +54,7 @@ func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, st
 	if err != nil {
 		return nil, nil, err
 	}
-	headers, err := m.p.requestHeaders(opts.Headers, req.betas)
+	headers, err := m.p.requestHeaders(http.Header(opts.Headers), req.betas)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -92,7 +92,7 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 			Message:         "reading the response failed: " + err.Error(),
 			URL:             url,
 			RequestBody:     r.sent,
-			ResponseHeaders: r.resp.Header,
+			ResponseHeaders: provider.Header(provider.Header(r.resp.Header)),
 			Retryable:       true,
 			Cause:           err,
 		}
@@ -128,7 +128,7 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 		Response: &provider.ResponseInfo{
 			ID:      wire.ID,
 			ModelID: wire.Model,
-			Headers: r.resp.Header,
+			Headers: provider.Header(provider.Header(r.resp.Header)),
 			Body:    raw,
 		},
 	}, nil
@@ -170,7 +170,7 @@ func (m *languageModel) readStream(ctx context.Context, req *request, r *httpxRe
 			Message:         "reading the response stream failed: " + err.Error(),
 			URL:             url,
 			RequestBody:     r.sent,
-			ResponseHeaders: r.resp.Header,
+			ResponseHeaders: provider.Header(provider.Header(r.resp.Header)),
 			Retryable:       true,
 			Cause:           err,
 		}
@@ -242,7 +242,7 @@ func (m *languageModel) readStream(ctx context.Context, req *request, r *httpxRe
 	return &provider.StreamResult{
 		Stream:   stream,
 		Request:  &provider.RequestInfo{URL: url, Body: r.sent},
-		Response: &provider.ResponseInfo{Headers: r.resp.Header},
+		Response: &provider.ResponseInfo{Headers: provider.Header(provider.Header(r.resp.Header))},
 	}, nil
 }
 

@@ -700,7 +700,7 @@ func TestRequestProviderOptions(t *testing.T) {
 	}
 	body, warnings, req := sent(t, "claude-opus-4-6", &provider.CallOptions{
 		ProviderOptions: opts.ProviderOptions(),
-		Headers:         http.Header{"Anthropic-Beta": {"Header-Beta"}},
+		Headers:         provider.Header(http.Header{"Anthropic-Beta": {"Header-Beta"}}),
 	})
 	assert.JSONEq(t, `{"user_id":"user-1"}`, field(t, body, "metadata"))
 	assert.Equal(t, "cont_1", body["container"])
@@ -790,7 +790,7 @@ func TestGenerateJSONToolAnswer(t *testing.T) {
 func TestRequestHeadersAndAuth(t *testing.T) {
 	t.Run("configured headers and betas merge", func(t *testing.T) {
 		_, _, req := sent(t, "claude-sonnet-4-5", &provider.CallOptions{
-			Headers: http.Header{"X-Call": {"c"}},
+			Headers: provider.Header(http.Header{"X-Call": {"c"}}),
 			Tools:   []provider.Tool{&provider.ProviderTool{ID: "anthropic.code_execution_20250825", Name: "code"}},
 		}, WithHeaders(http.Header{"anthropic-beta": {"config-beta, other-beta"}, "X-Config": {"p"}, "User-Agent": {"app/1"}}))
 		assert.Equal(t, "code-execution-2025-08-25,config-beta,other-beta", req.headers.Get("anthropic-beta"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -321,7 +322,7 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.p.client,
 		URL:          m.url,
-		Headers:      openaichat.MergeHeaders(headers, opts.Headers),
+		Headers:      openaichat.MergeHeaders(headers, http.Header(opts.Headers)),
 		Body:         call.body,
 		ErrorMessage: openaichat.ErrorMessage,
 	})
@@ -335,7 +336,7 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 	}
 	if r.Error != nil {
 		return nil, &provider.APICallError{Message: r.Error.Message, URL: m.url, StatusCode: 400, RequestBody: reqBody,
-			ResponseHeaders: resp.Header, ResponseBody: raw}
+			ResponseHeaders: provider.Header(resp.Header), ResponseBody: raw}
 	}
 	if r.Output == nil {
 		reason := "unknown"
@@ -343,12 +344,12 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 			reason = *r.IncompleteDetails.Reason
 		}
 		return nil, &provider.APICallError{Message: "the response has no output (incomplete_details.reason: " + reason + ")",
-			URL: m.url, StatusCode: 500, RequestBody: reqBody, ResponseHeaders: resp.Header, ResponseBody: raw}
+			URL: m.url, StatusCode: 500, RequestBody: reqBody, ResponseHeaders: provider.Header(resp.Header), ResponseBody: raw}
 	}
 	result := m.parseResponse(&r, call)
 	result.Warnings = call.warnings
 	result.Request = &provider.RequestInfo{URL: m.url, Body: reqBody}
-	result.Response.Headers = resp.Header
+	result.Response.Headers = provider.Header(resp.Header)
 	result.Response.Body = raw
 	return result, nil
 }
@@ -370,7 +371,7 @@ func (m *responsesModel) Stream(ctx context.Context, opts *provider.CallOptions)
 	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.p.client,
 		URL:          m.url,
-		Headers:      openaichat.MergeHeaders(headers, opts.Headers),
+		Headers:      openaichat.MergeHeaders(headers, http.Header(opts.Headers)),
 		Body:         call.body,
 		ErrorMessage: openaichat.ErrorMessage,
 	})

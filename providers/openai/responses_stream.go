@@ -87,7 +87,7 @@ func (m *responsesModel) streamResponse(ctx context.Context, resp *http.Response
 	return &provider.StreamResult{
 		Stream:   seq,
 		Request:  &provider.RequestInfo{URL: m.url, Body: reqBody},
-		Response: &provider.ResponseInfo{Headers: resp.Header},
+		Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header)},
 	}, nil
 }
 
@@ -215,7 +215,7 @@ func (s *responsesStream) Handle(ev sse.Event) {
 		return
 	}
 	if e.Type == "" && len(e.Choices) > 0 && e.Choices[0] == '[' {
-		s.fail(&provider.APICallError{URL: s.m.url, RequestBody: s.reqBody, ResponseHeaders: s.headers, ResponseBody: data,
+		s.fail(&provider.APICallError{URL: s.m.url, RequestBody: s.reqBody, ResponseHeaders: provider.Header(s.headers), ResponseBody: data,
 			Message: "received a Chat Completions stream from the Responses API endpoint; for a server that only offers " +
 				"Chat Completions use Provider.Chat, or the openaicompat package"})
 		return
