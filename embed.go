@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net/http"
 	"sync"
 
 	"github.com/aisdkgo/ai/provider"
@@ -30,7 +29,7 @@ type EmbedOptions struct {
 	// and the provider's retry-after hints.
 	MaxRetries *int
 	// Headers are extra HTTP headers for the request.
-	Headers http.Header
+	Headers provider.Header
 	// ProviderOptions carry provider-specific settings.
 	ProviderOptions ProviderOptions
 }
@@ -95,7 +94,7 @@ type EmbedManyOptions struct {
 	// parallel calls get one call at a time.
 	MaxParallelCalls int
 	// Headers are extra HTTP headers for every request.
-	Headers http.Header
+	Headers provider.Header
 	// ProviderOptions carry provider-specific settings, sent with every
 	// call.
 	ProviderOptions ProviderOptions

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -46,7 +45,7 @@ func answer(values []string) *provider.EmbedCallResult {
 // rateLimited is a retryable error whose retry-after hint keeps tests fast.
 func rateLimited() error {
 	return &provider.APICallError{Message: "slow down", StatusCode: 429, Retryable: true,
-		ResponseHeaders: http.Header{"Retry-After-Ms": {"1"}}}
+		ResponseHeaders: provider.Header{"Retry-After-Ms": {"1"}}}
 }
 
 func TestEmbedManyBatchesByTheModelsMaximum(t *testing.T) {
@@ -97,7 +96,7 @@ func TestEmbedManyOfNothingCallsNoModel(t *testing.T) {
 
 func TestEmbedManyPassesTheSettings(t *testing.T) {
 	model := &aitest.EmbeddingModel{MaxPerCall: 2}
-	headers := http.Header{"X-Trace": {"abc"}}
+	headers := provider.Header{"X-Trace": {"abc"}}
 	po := ai.ProviderOptions{"aitest": {"taskType": "RETRIEVAL_QUERY"}}
 	res, err := ai.EmbedMany(t.Context(), ai.EmbedManyOptions{Model: model, Values: []string{"a", "b", "c"}, Dimensions: 8,
 		Headers: headers, ProviderOptions: po})

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/http"
 )
 
 // EmbeddingModel turns text into vectors (embeddings) whose cosine
@@ -37,7 +36,7 @@ type EmbedCallOptions struct {
 	// that can shorten their output; 0 means the model's default.
 	Dimensions int
 	// Headers are extra HTTP headers for the request.
-	Headers http.Header
+	Headers Header
 	// ProviderOptions carry provider-specific settings, keyed by provider
 	// name.
 	ProviderOptions ProviderOptions

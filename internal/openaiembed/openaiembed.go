@@ -169,7 +169,7 @@ func (m *model) Embed(ctx context.Context, opts *provider.EmbedCallOptions) (*pr
 			return nil, context.Cause(ctx)
 		}
 		return nil, &provider.APICallError{Message: "reading the response failed: " + err.Error(), URL: m.s.URL, RequestBody: sent,
-			ResponseHeaders: resp.Header, Retryable: true, Cause: err}
+			ResponseHeaders: provider.Header(resp.Header), Retryable: true, Cause: err}
 	}
 	if len(wire.Data) != len(opts.Values) {
 		return nil, &provider.InvalidResponseDataError{Data: raw, Message: fmt.Sprintf("expected %d embeddings, received %d", len(opts.Values), len(wire.Data))}
@@ -184,7 +184,7 @@ func (m *model) Embed(ctx context.Context, opts *provider.EmbedCallOptions) (*pr
 		Embeddings:       make([][]float64, len(data)),
 		Warnings:         warnings,
 		ProviderMetadata: wire.ProviderMetadata,
-		Response:         &provider.ResponseInfo{Headers: resp.Header, Body: raw},
+		Response:         &provider.ResponseInfo{Headers: provider.Header(resp.Header), Body: raw},
 	}
 	for i, d := range data {
 		res.Embeddings[i] = d.Embedding

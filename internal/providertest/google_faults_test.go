@@ -55,8 +55,12 @@ func failedCall(t *testing.T, srv *server, stream bool, o outcome, requests int,
 		assert.Equal(t, []string{"start", "error"}, o.types(), "no step starts, nothing is made up")
 		var noOutput *ai.NoOutputGeneratedError
 		assert.ErrorAs(t, o.err, &noOutput)
+		assert.Nil(t, o.res)
+		return
 	}
-	assert.Nil(t, o.res)
+	if assert.NotNil(t, o.res, "a failed generation returns the steps finished before it") {
+		assert.Empty(t, o.res.Steps)
+	}
 }
 
 // drip answers slowly: a stream sends one chunk every few milliseconds, a

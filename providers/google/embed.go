@@ -68,7 +68,7 @@ func (m *embeddingModel) Embed(ctx context.Context, opts *provider.EmbedCallOpti
 	if dims == 0 {
 		dims = opts.Dimensions
 	}
-	headers, root, err := m.p.requestHeaders(opts.Headers)
+	headers, root, err := m.p.requestHeaders(http.Header(opts.Headers))
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (m *embeddingModel) Embed(ctx context.Context, opts *provider.EmbedCallOpti
 	if wire.Error != nil {
 		return nil, apiError(*wire.Error, url, sent, resp.Header, raw)
 	}
-	res := &provider.EmbedCallResult{Response: &provider.ResponseInfo{Headers: resp.Header, Body: raw}}
+	res := &provider.EmbedCallResult{Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header), Body: raw}}
 	if len(opts.Values) == 1 {
 		if wire.Embedding == nil {
 			return nil, &provider.InvalidResponseDataError{Data: raw, Message: "the response has no embedding"}
@@ -169,7 +169,7 @@ func (m *vertexEmbeddingModel) Embed(ctx context.Context, opts *provider.EmbedCa
 	if dims == 0 {
 		dims = opts.Dimensions
 	}
-	headers, root, err := m.p.requestHeaders(opts.Headers)
+	headers, root, err := m.p.requestHeaders(http.Header(opts.Headers))
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (m *vertexEmbeddingModel) Embed(ctx context.Context, opts *provider.EmbedCa
 	if len(wire.Predictions) != len(opts.Values) {
 		return nil, &provider.InvalidResponseDataError{Data: raw, Message: fmt.Sprintf("expected %d embeddings, received %d", len(opts.Values), len(wire.Predictions))}
 	}
-	res := &provider.EmbedCallResult{Response: &provider.ResponseInfo{Headers: resp.Header, Body: raw}}
+	res := &provider.EmbedCallResult{Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header), Body: raw}}
 	tokens, counted := 0, true
 	for _, p := range wire.Predictions {
 		res.Embeddings = append(res.Embeddings, p.Embeddings.Values)
@@ -273,7 +273,7 @@ func (m *vertexEmbeddingModel) embedOne(ctx context.Context, value string, o Emb
 	if wire.Embedding == nil {
 		return nil, &provider.InvalidResponseDataError{Data: raw, Message: "the response has no embedding"}
 	}
-	res := &provider.EmbedCallResult{Embeddings: [][]float64{wire.Embedding.Values}, Response: &provider.ResponseInfo{Headers: resp.Header, Body: raw}}
+	res := &provider.EmbedCallResult{Embeddings: [][]float64{wire.Embedding.Values}, Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header), Body: raw}}
 	if wire.UsageMetadata != nil {
 		res.Usage.Tokens = wire.UsageMetadata.PromptTokenCount
 	}
@@ -298,7 +298,7 @@ func readJSON(ctx context.Context, resp *http.Response, url string, sent []byte,
 		Message:         "reading the response failed: " + err.Error(),
 		URL:             url,
 		RequestBody:     sent,
-		ResponseHeaders: resp.Header,
+		ResponseHeaders: provider.Header(resp.Header),
 		Retryable:       true,
 		Cause:           err,
 	}

@@ -146,7 +146,7 @@ func apiError(e wireError, url string, reqBody []byte, headers http.Header, body
 		URL:             url,
 		StatusCode:      status,
 		RequestBody:     reqBody,
-		ResponseHeaders: withRetryHint(headers, e),
+		ResponseHeaders: provider.Header(withRetryHint(headers, e)),
 		ResponseBody:    body,
 		Retryable:       provider.IsRetryableStatus(status),
 	}
@@ -160,7 +160,7 @@ func addRetryHint(err error) error {
 		return err
 	}
 	if e, ok := parseErrorBody(apiErr.ResponseBody); ok {
-		apiErr.ResponseHeaders = withRetryHint(apiErr.ResponseHeaders, e)
+		apiErr.ResponseHeaders = provider.Header(withRetryHint(http.Header(apiErr.ResponseHeaders), e))
 	}
 	return err
 }

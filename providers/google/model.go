@@ -102,7 +102,7 @@ func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, st
 	if err != nil {
 		return nil, nil, err
 	}
-	headers, root, err := m.p.requestHeaders(opts.Headers)
+	headers, root, err := m.p.requestHeaders(http.Header(opts.Headers))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -234,7 +234,7 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 			Response: &provider.ResponseInfo{
 				ID:      wire.ResponseID,
 				ModelID: wire.ModelVersion,
-				Headers: s.resp.Header,
+				Headers: provider.Header(s.resp.Header),
 				Body:    raw,
 			},
 		}, nil
@@ -280,7 +280,7 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 			Message:         "reading the response stream failed: " + err.Error(),
 			URL:             s.url,
 			RequestBody:     s.body,
-			ResponseHeaders: s.resp.Header,
+			ResponseHeaders: provider.Header(s.resp.Header),
 			Retryable:       true,
 			Cause:           err,
 		}
@@ -388,7 +388,7 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 	return &provider.StreamResult{
 		Stream:   stream,
 		Request:  &provider.RequestInfo{URL: s.url, Body: s.body},
-		Response: &provider.ResponseInfo{Headers: s.resp.Header},
+		Response: &provider.ResponseInfo{Headers: provider.Header(s.resp.Header)},
 	}, nil
 }
 
