@@ -41,7 +41,8 @@
 // # Providers
 //
 // Models come from provider packages (providers/openai,
-// providers/anthropic, providers/openaicompat) or from any implementation of
-// [provider.LanguageModel]. Package aitest provides a scripted model for
-// tests.
+// providers/anthropic, providers/google, providers/openaicompat) or from any
+// implementation of [provider.LanguageModel]; [Embed] and [EmbedMany] embed
+// text with a [provider.EmbeddingModel]. Package aitest provides scripted
+// models for tests.
 package ai
