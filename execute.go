@@ -357,3 +357,54 @@ func runToolElsewhere(ctx context.Context, tool any, ec effect.Call) (json.RawMe
 	}
 	return raw, nil
 }
+
+// ModelOutput converts a tool result kept as JSON (for example in a chat
+// client's history) for the model, as the loop converts a fresh one: the
+// input and output are decoded into the tool's types and handed to its
+// ToModelOutput; without one, a string output is sent as text and anything
+// else as JSON.
+func ModelOutput(ctx context.Context, t Tool, toolCallID string, input, output json.RawMessage) (ToolResultOutput, error) {
+	if t == nil {
+		return nil, errors.New("ai: ModelOutput needs a tool")
+	}
+	c := t.core()
+	if len(output) == 0 {
+		output = json.RawMessage("null")
+	}
+	if c.toModelOutput == nil || c.decodeOutput == nil {
+		return storedModelOutput(output), nil
+	}
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	in, err := c.decode(input)
+	if err != nil {
+		return nil, &InvalidToolInputError{ToolInput: string(input), Cause: &TypeValidationError{Value: input, Cause: err}}
+	}
+	out, err := c.decodeOutput(output)
+	if err != nil {
+		return nil, &TypeValidationError{Value: output, Context: "tool output", Cause: err}
+	}
+	var mo ToolResultOutput
+	err = guard(ToolCall{ToolCallID: toolCallID}, func() error {
+		var err error
+		mo, err = c.toModelOutput(ctx, toolCallID, in, out)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if mo == nil {
+		return storedModelOutput(output), nil
+	}
+	return mo, nil
+}
+
+// storedModelOutput is the default model output of a result kept as JSON.
+func storedModelOutput(output json.RawMessage) ToolResultOutput {
+	var s string
+	if json.Unmarshal(output, &s) == nil {
+		return TextOutput{Value: s}
+	}
+	return JSONOutput{Value: output}
+}

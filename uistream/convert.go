@@ -23,9 +23,10 @@ type ConvertOptions struct {
 	// Without it data parts are dropped.
 	ConvertDataPart func(p DataPart) ai.UserPart
 	// ToModelOutput, when set, converts a stored tool result (state
-	// output-available) for the model, as a tool's own ToModelOutput does
-	// for a new result. A nil output, or a nil ToModelOutput, sends a JSON
-	// string as text and any other value as JSON.
+	// output-available) for the model. Without it, or when it returns nil,
+	// a tool in Tools converts the result with its own ToModelOutput
+	// ([ai.ModelOutput]); otherwise a JSON string is sent as text and any
+	// other value as JSON.
 	ToModelOutput func(ctx context.Context, r StoredResult) (ai.ToolResultOutput, error)
 }
 
@@ -373,6 +374,14 @@ func (c *converterIn) modelOutput(p ToolPart) (ai.ToolResultOutput, error) {
 		if out != nil {
 			return out, nil
 		}
+	}
+	if t, ok := c.opts.Tools.Get(p.ToolName); ok {
+		// The tool's own ToModelOutput, on the stored values.
+		out, err := ai.ModelOutput(c.ctx, t, p.ToolCallID, p.Input, orNull(p.Output))
+		if err != nil {
+			return nil, fmt.Errorf("the model output of tool call %s: %w", p.ToolCallID, err)
+		}
+		return out, nil
 	}
 	var s string
 	if json.Unmarshal(p.Output, &s) == nil {
