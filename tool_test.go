@@ -434,7 +434,9 @@ func TestRawInputSchemaKeepsWhatGoCanCheck(t *testing.T) {
 // ToModelOutput, on the decoded values.
 func TestModelOutputOfStoredResults(t *testing.T) {
 	tool := ai.NewTool(ai.ToolDef[weatherIn, weatherOut]{
-		Execute: func(context.Context, weatherIn, ai.ToolExecutionOptions) (weatherOut, error) { return weatherOut{}, nil },
+		Execute: func(context.Context, weatherIn, ai.ToolExecutionOptions) (weatherOut, error) {
+			return weatherOut{}, nil
+		},
 		ToModelOutput: func(_ context.Context, o ai.ModelOutputOptions[weatherIn, weatherOut]) (ai.ToolResultOutput, error) {
 			return ai.TextOutput{Value: o.Input.City + ": " + o.Output.Forecast + " (" + o.ToolCallID + ")"}, nil
 		},
