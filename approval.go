@@ -122,7 +122,7 @@ func (r *run) decideApproval(s *step, e *stepEntry, call ToolCall) (*ToolApprova
 	if err != nil || status.Kind == ApprovalNotApplicable {
 		return nil, nil, err
 	}
-	req := &ToolApprovalRequest{ApprovalID: r.eff.NewID(), ToolCall: call}
+	req := &ToolApprovalRequest{ApprovalID: r.newID(), ToolCall: call}
 	switch status.Kind {
 	case ApprovalRequired:
 		req.Reason = status.Reason

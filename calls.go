@@ -75,7 +75,11 @@ func (r *run) parseOnce(s *step, pc provider.ToolCall) (ToolCall, error) {
 		return ToolCall{}, &NoSuchToolError{ToolName: pc.ToolName, AvailableTools: s.tools.modelToolNames()}
 	}
 	c := e.tool.core()
-	raw, value, err := c.parseInput(pc.ToolName, pc.Input)
+	var arena *[]byte
+	if s.store != nil {
+		arena = &s.store.arena
+	}
+	raw, value, err := c.parseInput(pc.ToolName, pc.Input, arena)
 	if err != nil {
 		return ToolCall{}, err
 	}
@@ -96,19 +100,28 @@ func (r *run) parseOnce(s *step, pc provider.ToolCall) (ToolCall, error) {
 // tool's callbacks receive. Empty input counts as {}. It is the one place
 // where tool input is checked, for direct calls, resumed approvals and calls
 // made by caller tools alike.
-func (c *toolCore) parseInput(name, input string) (json.RawMessage, any, error) {
+//
+// arena, when set, is room for the input's bytes (a step's inputs share it).
+func (c *toolCore) parseInput(name, input string, arena *[]byte) (json.RawMessage, any, error) {
 	text := strings.TrimSpace(input)
 	if text == "" {
 		text = "{}"
 	}
-	raw := json.RawMessage(text)
+	var raw json.RawMessage
+	if arena != nil && len(text) <= cap(*arena)-len(*arena) {
+		n := len(*arena)
+		*arena = append(*arena, text...)
+		raw = (*arena)[n : n+len(text) : n+len(text)]
+	} else {
+		raw = json.RawMessage(text)
+	}
 	if err := parseJSON(raw); err != nil {
 		return nil, nil, &InvalidToolInputError{ToolName: name, ToolInput: input, Cause: &JSONParseError{Text: text, Cause: err}}
 	}
 	if err := c.input.validate(raw); err != nil {
 		return nil, nil, &InvalidToolInputError{ToolName: name, ToolInput: input, Cause: &TypeValidationError{Value: raw, Cause: err}}
 	}
-	value, err := c.decode(raw)
+	value, err := c.decode(text, raw)
 	if err != nil {
 		return nil, nil, &InvalidToolInputError{ToolName: name, ToolInput: input, Cause: &TypeValidationError{Value: raw, Cause: err}}
 	}

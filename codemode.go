@@ -447,7 +447,7 @@ func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name stri
 	}
 	e := &stepEntry{name: name, tool: t, exec: t}
 	c := t.core()
-	raw, value, err := c.parseInput(name, string(input))
+	raw, value, err := c.parseInput(name, string(input), nil)
 	if err != nil {
 		var iti *InvalidToolInputError
 		if errors.As(err, &iti) {

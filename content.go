@@ -348,8 +348,15 @@ type OutputTokenDetails struct {
 	ReasoningTokens *int `json:"reasoningTokens,omitempty"`
 }
 
-// usageFrom converts provider usage.
-func usageFrom(u provider.Usage) Usage {
+// usageFrom converts provider usage; the total is kept in *total.
+func usageFrom(u provider.Usage, total *int) Usage {
+	t := u.InputTokens.Total
+	if t == nil {
+		t = u.OutputTokens.Total
+	} else if u.OutputTokens.Total != nil {
+		*total = *u.InputTokens.Total + *u.OutputTokens.Total
+		t = total
+	}
 	return Usage{
 		InputTokens: u.InputTokens.Total,
 		InputTokenDetails: InputTokenDetails{
@@ -362,7 +369,7 @@ func usageFrom(u provider.Usage) Usage {
 			TextTokens:      u.OutputTokens.Text,
 			ReasoningTokens: u.OutputTokens.Reasoning,
 		},
-		TotalTokens: addCounts(u.InputTokens.Total, u.OutputTokens.Total),
+		TotalTokens: t,
 		Raw:         u.Raw,
 	}
 }
@@ -441,9 +448,8 @@ func (a *usageSum) add(u Usage) {
 	}
 }
 
-// usage returns the sum; the counts share one allocation.
-func (a *usageSum) usage() Usage {
-	block := new([8]int)
+// usage returns the sum, its counts kept in block.
+func (a *usageSum) usage(block *[8]int) Usage {
 	ptr := func(i int) *int {
 		if !a.set[i] {
 			return nil

@@ -180,6 +180,20 @@ func (r *run) prepareTools(s *step, activeNames []string, activeSet bool, order 
 			st.active[n] = true
 		}
 	}
+	if !r.searchRelevant && r.routing == nil && !activeSet {
+		// Every tool, as registered: the index keeps these entries, and
+		// their provider list when no description depends on the step.
+		st.entries = r.idx.staticEntries()
+		if order == nil {
+			if defs := r.idx.staticDefs(); defs != nil {
+				st.defs = defs
+				return nil
+			}
+		}
+		defs, err := r.definitions(st, order)
+		st.defs = defs
+		return err
+	}
 	add := func(i int) {
 		nt := r.idx.tools[i]
 		if activeSet && !st.active[nt.Name] {

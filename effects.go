@@ -97,18 +97,30 @@ func (e idEffects) NewID() string { return e.newID() }
 
 const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-func randomID() string {
-	var b [30]byte
-	copy(b[:], "aitxt-")
-	// Each 64-bit random number yields ten characters of the 62-letter
-	// alphabet (62^10 < 2^64); the slight bias is irrelevant for ids.
-	var v uint64
-	for i := 6; i < len(b); i++ {
-		if (i-6)%10 == 0 {
-			v = rand.Uint64()
+// idLen is the length of a random id: "aitxt-" and 24 characters.
+const idLen = 30
+
+func randomID() string { return randomIDs(1) }
+
+// randomIDs returns n random ids, concatenated.
+func randomIDs(n int) string {
+	return string(appendRandomIDs(make([]byte, 0, n*idLen), n))
+}
+
+// appendRandomIDs appends n random ids to b.
+func appendRandomIDs(b []byte, n int) []byte {
+	for range n {
+		b = append(b, "aitxt-"...)
+		// Each 64-bit random number yields ten characters of the 62-letter
+		// alphabet (62^10 < 2^64); the slight bias is irrelevant for ids.
+		var v uint64
+		for i := range idLen - 6 {
+			if i%10 == 0 {
+				v = rand.Uint64()
+			}
+			b = append(b, idAlphabet[v%uint64(len(idAlphabet))])
+			v /= uint64(len(idAlphabet))
 		}
-		b[i] = idAlphabet[v%uint64(len(idAlphabet))]
-		v /= uint64(len(idAlphabet))
 	}
-	return string(b[:])
+	return b
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/aisdkgo/ai/internal/effect"
 	"github.com/aisdkgo/ai/provider"
@@ -36,17 +37,37 @@ type run struct {
 	steps            []*StepResult
 	responseMessages []Message
 	lastDefs         []provider.Tool // the previous step's tool definitions
+	prompt           promptBuilder
 	usage            usageSum
+
+	// Room the common case needs, allocated with the run: the options, the
+	// first steps' pointers, the result and its usage counts, and a batch
+	// of ids.
+	optsVal    GenerateTextOptions
+	stepPtrs   [4]*StepResult
+	res        GenerateTextResult
+	totals     [8]int
+	ids        string
+	idBuf      [4 * idLen]byte
+	idBufUsed  bool
+	userParts  [1]UserPart
+	msgBuf     [8]Message
+	respBuf    [8]Message
+	store0     stepStore
+	store0Used bool
+	stores     []stepStore
 }
 
 // newRun checks the options and sets up the per-call state. Errors here are
 // returned before any model call.
-func newRun(ctx context.Context, opts *GenerateTextOptions, stream bool) (*run, error) {
-	if err := validateOptions(opts); err != nil {
+func newRun(ctx context.Context, o *GenerateTextOptions, stream bool) (*run, error) {
+	if err := validateOptions(o); err != nil {
 		return nil, err
 	}
-	r := &run{opts: opts, stream: stream, toolsContext: opts.ToolsContext, runtimeContext: opts.RuntimeContext,
-		steps: make([]*StepResult, 0, 4)}
+	r := &run{optsVal: *o, stream: stream}
+	opts := &r.optsVal
+	r.opts, r.toolsContext, r.runtimeContext = opts, opts.ToolsContext, opts.RuntimeContext
+	r.steps = r.stepPtrs[:0]
 	r.idx = indexOf(opts.Tools)
 	if r.idx.err != nil {
 		return nil, r.idx.err
@@ -80,6 +101,48 @@ func effectsFor(ctx context.Context, newID func() string) effect.Effects {
 }
 
 func (r *run) close() { r.cancel() }
+
+// newStepStore returns the storage of a new step: the run's own for the
+// first step, then blocks of two.
+func (r *run) newStepStore() *stepStore {
+	var st *stepStore
+	switch {
+	case !r.store0Used:
+		r.store0Used = true
+		st = &r.store0
+	case len(r.stores) > 0:
+		st = &r.stores[0]
+		r.stores = r.stores[1:]
+	default:
+		r.stores = make([]stepStore, 2)
+		st = &r.stores[0]
+		r.stores = r.stores[1:]
+	}
+	st.arena = st.arenaBuf[:0]
+	return st
+}
+
+// newID returns a fresh id. The local effects' random ids are made a few
+// at a time.
+func (r *run) newID() string {
+	if _, local := r.eff.(localEffects); !local {
+		return r.eff.NewID()
+	}
+	if r.ids == "" {
+		if !r.idBufUsed {
+			// The first ids live in the run; the bytes are never written
+			// again, so the strings may share them.
+			r.idBufUsed = true
+			b := appendRandomIDs(r.idBuf[:0], len(r.idBuf)/idLen)
+			r.ids = unsafe.String(&b[0], len(b))
+		} else {
+			r.ids = randomIDs(4)
+		}
+	}
+	id := r.ids[:idLen]
+	r.ids = r.ids[idLen:]
+	return id
+}
 
 func validateOptions(o *GenerateTextOptions) error {
 	if o.Model == nil {
@@ -117,7 +180,8 @@ func (r *run) standardizePrompt() error {
 	case o.Prompt != "" && o.Messages != nil:
 		return &InvalidPromptError{Message: "set Prompt or Messages, not both"}
 	case o.Prompt != "":
-		r.messages = []Message{UserText(o.Prompt)}
+		r.userParts[0] = TextPart{Text: o.Prompt}
+		r.messages = append(r.msgBuf[:0], UserMessage{Content: r.userParts[:1:1]})
 	case o.Messages == nil:
 		return &InvalidPromptError{Message: "a Prompt or Messages is required"}
 	case len(o.Messages) == 0:
@@ -135,9 +199,28 @@ func (r *run) standardizePrompt() error {
 	return nil
 }
 
+// stepStore holds what one step allocates, in one block: the step, its
+// state while it runs, its result, and room for a few content parts, calls
+// and messages.
+type stepStore struct {
+	s         step
+	sr        stepRun
+	res       StepResult
+	total     int
+	content   [6]ContentPart
+	states    [2]callState
+	calls     [2]*callState
+	assistant [4]AssistantPart
+	tool      [4]ToolPart
+	msgs      [2]Message
+	arena     []byte // room for the tool inputs' bytes
+	arenaBuf  [256]byte
+}
+
 // step is the setup of one step: its model, tools, messages and call
 // options.
 type step struct {
+	store    *stepStore // nil for the pseudo-steps outside the loop
 	number   int
 	model    provider.LanguageModel
 	tools    *stepTools
@@ -164,7 +247,9 @@ func (r *run) prepare() (*step, error) {
 		return nil, context.Cause(r.ctx)
 	}
 	o := r.opts
-	s := &step{number: n, model: o.Model}
+	store := r.newStepStore()
+	s := &store.s
+	s.number, s.model, s.store = n, o.Model, store
 	var p *PrepareStepResult
 	if o.PrepareStep != nil {
 		var err error
@@ -226,7 +311,7 @@ func (r *run) prepare() (*step, error) {
 	// Tools and callbacks get a clipped view, so an append of theirs never
 	// writes into the conversation.
 	s.messages = slices.Clip(s.grow)
-	prompt, err := toPrompt(r.instructions, s.messages)
+	prompt, err := r.prompt.build(r.instructions, s.messages)
 	if err != nil {
 		return nil, err
 	}
@@ -366,15 +451,26 @@ type callState struct {
 // allocated for the calls the step is expected to have.
 func (sr *stepRun) newCallState(call ToolCall) *callState {
 	if len(sr.states) == cap(sr.states) {
-		sr.states = make([]callState, 0, max(2, cap(sr.states)))
+		if sr.states == nil && sr.s.store != nil {
+			sr.states = sr.s.store.states[:0]
+		} else {
+			sr.states = make([]callState, 0, max(4, 2*cap(sr.states)))
+		}
 	}
 	sr.states = append(sr.states, callState{call: call})
 	cs := &sr.states[len(sr.states)-1]
-	if sr.calls == nil {
-		sr.calls = make([]*callState, 0, cap(sr.states))
+	if sr.calls == nil && sr.s.store != nil {
+		sr.calls = sr.s.store.calls[:0]
 	}
 	sr.calls = append(sr.calls, cs)
 	return cs
+}
+
+// newStepRun returns the state of a step that starts running.
+func (s *step) newStepRun(r *run, out emitter) *stepRun {
+	sr := &s.store.sr
+	*sr = stepRun{r: r, s: s, out: out, content: s.store.content[:0]}
+	return sr
 }
 
 // emit hands a part to the reader, when there is one.
@@ -604,14 +700,15 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 		return false, err
 	}
 	res := sr.response
-	st := &StepResult{
+	st := &s.store.res
+	*st = StepResult{
 		StepNumber:       s.number,
 		Provider:         s.model.Provider(),
 		ModelID:          s.model.ModelID(),
 		Content:          content,
 		FinishReason:     sr.finish.Unified,
 		RawFinishReason:  sr.finish.Raw,
-		Usage:            usageFrom(sr.usage),
+		Usage:            usageFrom(sr.usage, &s.store.total),
 		Warnings:         sr.warnings,
 		Request:          sr.request,
 		ProviderMetadata: sr.meta,
@@ -619,7 +716,7 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 		Response:         ResponseInfo{ID: res.ID, Timestamp: res.Timestamp, ModelID: res.ModelID, Headers: res.Headers},
 	}
 	if st.Response.ID == "" {
-		st.Response.ID = r.eff.NewID()
+		st.Response.ID = r.newID()
 	}
 	if st.Response.Timestamp.IsZero() {
 		st.Response.Timestamp = r.eff.Now()
@@ -630,6 +727,9 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 	st.Response.Messages = msgs
 	r.steps = append(r.steps, st)
 	r.usage.add(st.Usage)
+	if r.responseMessages == nil {
+		r.responseMessages = r.respBuf[:0]
+	}
 	r.responseMessages = append(r.responseMessages, msgs...)
 	r.messages = append(s.grow, msgs...)
 	if f := r.opts.OnStepEnd; f != nil {

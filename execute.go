@@ -199,7 +199,10 @@ func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call ToolCa
 				out, err = nil, &ToolExecutionError{ToolName: call.ToolName, ToolCallID: call.ToolCallID, Panic: v}
 			}
 		}()
-		in, _ := call.value.(searchInput)
+		var in searchInput
+		if p, ok := call.value.(*searchInput); ok {
+			in = *p
+		}
 		return r.search(ctx, s.tools, call.ToolName, c.search, in.Query)
 	}
 	if c.execute == nil {
@@ -334,7 +337,7 @@ func runToolElsewhere(ctx context.Context, tool any, ec effect.Call) (json.RawMe
 		return nil, fmt.Errorf("ai: %T is not a tool", tool)
 	}
 	c := t.core()
-	value, err := c.decode(ec.Input)
+	value, err := c.decode(string(ec.Input), ec.Input)
 	if err != nil {
 		return nil, &InvalidToolInputError{ToolName: ec.ToolName, ToolInput: string(ec.Input), Cause: &TypeValidationError{Value: ec.Input, Cause: err}}
 	}
@@ -377,7 +380,7 @@ func ModelOutput(ctx context.Context, t Tool, toolCallID string, input, output j
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	in, err := c.decode(input)
+	in, err := c.decode(string(input), input)
 	if err != nil {
 		return nil, &InvalidToolInputError{ToolInput: string(input), Cause: &TypeValidationError{Value: input, Cause: err}}
 	}

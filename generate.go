@@ -412,19 +412,23 @@ func (r *run) generateStep(s *step) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	sr := &stepRun{r: r, s: s, finish: res.FinishReason, usage: res.Usage, meta: res.ProviderMetadata,
-		warnings: res.Warnings, request: res.Request}
+	sr := s.newStepRun(r, nil)
+	sr.finish, sr.usage, sr.meta, sr.warnings, sr.request = res.FinishReason, res.Usage, res.ProviderMetadata, res.Warnings, res.Request
 	if res.Response != nil {
 		sr.response = *res.Response
 	}
-	sr.content = make([]ContentPart, 0, 2*len(res.Content)+1)
+	if n := 2*len(res.Content) + 1; n > cap(sr.content) {
+		sr.content = make([]ContentPart, 0, n)
+	}
 	calls := 0
 	for _, c := range res.Content {
 		if _, ok := c.(provider.ToolCall); ok {
 			calls++
 		}
 	}
-	sr.states = make([]callState, 0, calls)
+	if calls > cap(s.store.states) {
+		sr.states = make([]callState, 0, calls)
+	}
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case provider.ToolCall:
@@ -460,7 +464,8 @@ func (r *run) generateStep(s *step) (bool, error) {
 
 // result returns the generation's result so far.
 func (r *run) result() *GenerateTextResult {
-	res := &GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(), ResponseMessages: slices.Clip(r.responseMessages)}
+	res := &r.res
+	*res = GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(&r.totals), ResponseMessages: slices.Clip(r.responseMessages)}
 	if last := res.FinalStep(); last != nil {
 		res.Text = last.Text()
 		res.FinishReason = last.FinishReason

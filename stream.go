@@ -257,7 +257,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		return nil, &NoOutputGeneratedError{Message: "check the stream for errors"}
 	}
 	last := r.steps[len(r.steps)-1]
-	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage()})
+	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage(&r.totals)})
 	if st.stopped {
 		return st.partial()
 	}
@@ -287,7 +287,7 @@ func (st *streamer) abort() (*GenerateTextResult, error) {
 // used by an earlier step is replaced by a generated one.
 func (st *streamer) reserveID(id string, step map[string]bool) string {
 	if st.usedIDs[id] && !step[id] {
-		id = st.r.eff.NewID()
+		id = st.r.newID()
 	}
 	step[id] = true
 	return id
@@ -325,7 +325,8 @@ func (st *streamer) step(s *step) (bool, error) {
 		st.noOutput = err
 		return false, nil
 	}
-	sr := &stepRun{r: r, s: s, out: st, finish: provider.FinishReason{Unified: FinishOther}, request: res.Request}
+	sr := s.newStepRun(r, st)
+	sr.finish, sr.request = provider.FinishReason{Unified: FinishOther}, res.Request
 	if res.Response != nil {
 		sr.response = *res.Response
 	}
@@ -391,13 +392,12 @@ func (st *streamer) step(s *step) (bool, error) {
 			return false, err
 		}
 	}
-	usage := usageFrom(sr.usage)
 	more, err := r.finishStep(s, sr, sr.assemble(done))
 	if err != nil {
 		return false, err
 	}
 	last := r.steps[len(r.steps)-1]
-	if !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: usage,
+	if !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: last.Usage,
 		Response: last.Response, ProviderMetadata: sr.meta}) {
 		return false, nil
 	}

@@ -7,9 +7,11 @@ import (
 	"iter"
 	"reflect"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/aisdkgo/ai/internal/jsondec"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -288,7 +290,7 @@ type toolCore struct {
 	context         *schema
 	outputSchema    json.RawMessage
 	// decode turns validated input JSON into the value the callbacks get.
-	decode func(raw []byte) (any, error)
+	decode func(text string, raw []byte) (any, error)
 	// decodeOutput turns an output's JSON back into the value Execute
 	// returned (for results stored in a conversation).
 	decodeOutput func(raw []byte) (any, error)
@@ -415,18 +417,18 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 		}
 	}
 	c.decode = decoderFor[In]()
-	c.decodeOutput = decoderFor[Out]()
+	c.decodeOutput = outputDecoderFor[Out]()
 
 	if d.execute != nil {
 		exec := d.execute
 		c.execute = func(ctx context.Context, in any, opts ToolExecutionOptions, _ func(any)) (any, error) {
-			return exec(ctx, in.(In), opts)
+			return exec(ctx, *in.(*In), opts)
 		}
 	} else if d.executeStream != nil {
 		exec := d.executeStream
 		c.execute = func(ctx context.Context, in any, opts ToolExecutionOptions, preliminary func(any)) (any, error) {
 			var last any
-			for v, err := range exec(ctx, in.(In), opts) {
+			for v, err := range exec(ctx, *in.(*In), opts) {
 				if err != nil {
 					return nil, err
 				}
@@ -442,7 +444,7 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 		f := d.toModelOutput
 		c.toModelOutput = func(ctx context.Context, id string, in, out any) (ToolResultOutput, error) {
 			o, _ := out.(Out)
-			return f(ctx, ModelOutputOptions[In, Out]{ToolCallID: id, Input: in.(In), Output: o})
+			return f(ctx, ModelOutputOptions[In, Out]{ToolCallID: id, Input: *in.(*In), Output: o})
 		}
 	}
 	c.onInputStart = d.onInputStart
@@ -450,31 +452,49 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 	if d.onInputAvailable != nil {
 		f := d.onInputAvailable
 		c.onInputAvailable = func(ctx context.Context, in any, opts ToolExecutionOptions) error {
-			return f(ctx, in.(In), opts)
+			return f(ctx, *in.(*In), opts)
 		}
 	}
 	if d.needsApproval != nil {
 		f := d.needsApproval
 		c.needsApproval = func(ctx context.Context, in any, opts ApprovalOptions) (bool, error) {
-			return f(ctx, in.(In), opts)
+			return f(ctx, *in.(*In), opts)
 		}
 	}
 	return c, nil
 }
 
-// decoderFor returns the function that turns validated JSON into an In
-// value. Raw JSON inputs are passed through; every other type is decoded
-// with encoding/json.
-func decoderFor[In any]() func([]byte) (any, error) {
+// decoderFor returns the function that turns validated JSON text into a
+// *In, the value the erased callbacks receive. Raw JSON inputs are passed
+// through (raw is the text's bytes); every other type is decoded by
+// internal/jsondec, which decides exactly like encoding/json.
+func decoderFor[In any]() func(text string, raw []byte) (any, error) {
 	if reflect.TypeFor[In]() == reflect.TypeFor[json.RawMessage]() {
-		return func(raw []byte) (any, error) { return json.RawMessage(raw), nil }
+		return func(_ string, raw []byte) (any, error) {
+			v := json.RawMessage(raw)
+			return any(&v), nil
+		}
 	}
-	return func(raw []byte) (any, error) {
-		var v In
-		if err := json.Unmarshal(raw, &v); err != nil {
+	dec := jsondec.For(reflect.TypeFor[In]())
+	return func(text string, _ []byte) (any, error) {
+		v := new(In)
+		if err := dec.Decode(text, unsafe.Pointer(v)); err != nil {
 			return nil, err
 		}
 		return v, nil
+	}
+}
+
+// outputDecoderFor returns the function that turns an output's JSON back
+// into an Out value.
+func outputDecoderFor[Out any]() func(raw []byte) (any, error) {
+	dec := decoderFor[Out]()
+	return func(raw []byte) (any, error) {
+		v, err := dec(string(raw), raw)
+		if err != nil {
+			return nil, err
+		}
+		return *v.(*Out), nil
 	}
 }
 
@@ -567,7 +587,7 @@ func ProviderDefined(spec provider.ToolSpec) *ProviderTool {
 	c := toolCore{input: input, decode: decoderFor[json.RawMessage]()}
 	if exec := spec.Execute; exec != nil && !spec.ProviderExecuted {
 		c.execute = func(ctx context.Context, in any, _ ToolExecutionOptions, _ func(any)) (any, error) {
-			return exec(ctx, in.(json.RawMessage))
+			return exec(ctx, *in.(*json.RawMessage))
 		}
 	}
 	return &ProviderTool{
