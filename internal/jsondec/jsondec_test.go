@@ -26,8 +26,10 @@ type sample struct {
 	Ptr     *inner   `json:"ptr"`
 	Name    *string  `json:"name"`
 	Skipped string   `json:"-"`
-	Dash    string   `json:"-,"`
-	Bad     string   `json:"a\"b"`
+	//lint:ignore SA5008 the decoder must read unusual tags like encoding/json
+	Dash string `json:"-,"`
+	//lint:ignore SA5008 the decoder must read unusual tags like encoding/json
+	Bad     string `json:"a\"b"`
 	Nums    []float64
 	Nested  [][]int `json:"nested"`
 	private string
