@@ -113,17 +113,12 @@ func UnmarshalMessages(data []byte) ([]Message, error) {
 	return provider.UnmarshalMessages(data)
 }
 
-// toPrompt builds the provider prompt: instructions first, then the
-// messages with approval requests, non-provider approval responses and empty
-// text parts removed, and consecutive tool messages merged. Messages that
-// need no change are shared, not copied. It fails when a tool call has no
-// result before the conversation moves on.
-func toPrompt(instructions []SystemMessage, messages []Message) ([]provider.Message, error) {
-	var b promptBuilder
-	return b.build(instructions, messages)
-}
-
-// promptBuilder builds the prompts of a generation's steps. Each step's
+// promptBuilder builds the prompts of a generation's steps: instructions
+// first, then the messages with approval requests, non-provider approval
+// responses and empty text parts removed, and consecutive tool messages
+// merged. Messages that need no change are shared, not copied. Building
+// fails when a tool call has no result before the conversation moves on.
+// Each step's
 // messages extend the previous step's, so only the new messages are
 // converted and appended; the prompts of earlier steps are never modified.
 type promptBuilder struct {

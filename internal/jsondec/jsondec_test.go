@@ -32,7 +32,7 @@ type sample struct {
 	Bad     string `json:"a\"b"`
 	Nums    []float64
 	Nested  [][]int `json:"nested"`
-	private string
+	private string  //lint:ignore U1000 unexported fields are not decoded
 }
 
 type withTime struct {
