@@ -37,6 +37,7 @@ type run struct {
 	responseMessages []Message
 	lastDefs         []provider.Tool // the previous step's tool definitions
 	usage            usageSum
+	obs              *observation // what the Observer watches that is open; nil without one
 }
 
 // newRun checks the options and sets up the per-call state. Errors here are
@@ -256,6 +257,7 @@ func (r *run) prepare() (*step, error) {
 			o.OnStepStart(StepStartEvent{StepNumber: n, Prompt: prompt, Tools: tools.defs, ToolChoice: tools.choice})
 		})
 	}
+	r.startStep(s)
 	return s, nil
 }
 
