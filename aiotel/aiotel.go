@@ -94,14 +94,16 @@ const (
 // StartGeneration implements [ai.Observer].
 func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (context.Context, func(ai.GenerationOutcome)) {
 	opts := g.Options
+	ctx, span := o.tracer.Start(ctx, "invoke_agent "+modelID(opts.Model), trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(semconvOperation.String("invoke_agent")))
+	if !span.IsRecording() {
+		return ctx, func(ai.GenerationOutcome) { span.End() }
+	}
 	op := "ai.generateText"
 	if g.Stream {
 		op = "ai.streamText"
 	}
-	attrs := []attribute.KeyValue{
-		semconvOperation.String("invoke_agent"),
-		keyOperationID.String(op),
-	}
+	attrs := []attribute.KeyValue{keyOperationID.String(op)}
 	attrs = append(attrs, modelAttrs(opts.Model)...)
 	if o.opts.AgentName != "" {
 		attrs = append(attrs, attribute.String("gen_ai.agent.name", o.opts.AgentName))
@@ -130,7 +132,7 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 			attrs = append(attrs, attribute.String("gen_ai.input.messages", messagesJSON(msgs)))
 		}
 	}
-	ctx, span := o.tracer.Start(ctx, "invoke_agent "+modelID(opts.Model), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	span.SetAttributes(attrs...)
 	return ctx, func(out ai.GenerationOutcome) {
 		if res := out.Result; res != nil {
 			span.SetAttributes(attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(res.FinishReason)}))
@@ -148,8 +150,12 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 
 // StartStep implements [ai.Observer].
 func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Context, func(ai.StepOutcome)) {
+	ctx, span := o.tracer.Start(ctx, "step "+strconv.Itoa(s.StepNumber+1), trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(semconvOperation.String("agent_step")))
+	if !span.IsRecording() {
+		return ctx, func(ai.StepOutcome) { span.End() }
+	}
 	attrs := []attribute.KeyValue{
-		semconvOperation.String("agent_step"),
 		keyStepNumber.Int(s.StepNumber),
 		keyStepTools.StringSlice(nonNil(s.Tools)),
 	}
@@ -159,7 +165,7 @@ func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Contex
 	if b, err := json.Marshal(s.ToolChoice); err == nil {
 		attrs = append(attrs, keyToolChoice.String(string(b)))
 	}
-	ctx, span := o.tracer.Start(ctx, "step "+strconv.Itoa(s.StepNumber+1), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	span.SetAttributes(attrs...)
 	return ctx, func(out ai.StepOutcome) {
 		if st := out.Step; st != nil {
 			span.SetAttributes(attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(st.FinishReason)}))
@@ -172,8 +178,13 @@ func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Contex
 
 // StartModelCall implements [ai.Observer].
 func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (context.Context, func(ai.ModelCallOutcome)) {
-	attrs := []attribute.KeyValue{semconvOperation.String("chat")}
-	attrs = append(attrs, modelAttrs(m.Model)...)
+	began := time.Now()
+	ctx, span := o.tracer.Start(ctx, "chat "+modelID(m.Model), trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(semconvOperation.String("chat")))
+	if !span.IsRecording() {
+		return ctx, func(ai.ModelCallOutcome) { span.End() }
+	}
+	attrs := modelAttrs(m.Model)
 	attrs = settingsAttrs(attrs, m.Options)
 	if o.opts.RecordInputs {
 		var system, rest []provider.Message
@@ -194,8 +205,7 @@ func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (cont
 			attrs = append(attrs, attribute.String("gen_ai.tool.definitions", toolsJSON(m.Options.Tools)))
 		}
 	}
-	began := time.Now()
-	ctx, span := o.tracer.Start(ctx, "chat "+modelID(m.Model), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	span.SetAttributes(attrs...)
 	return ctx, func(out ai.ModelCallOutcome) {
 		span.SetAttributes(attribute.Float64("gen_ai.client.operation.duration", time.Since(began).Seconds()))
 		if m.Stream && out.TimeToFirstChunk > 0 {
@@ -230,6 +240,9 @@ func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (cont
 // event of the model call's span.
 func (o *observer) Retry(ctx context.Context, r ai.RetryInfo) {
 	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
 	attrs := []attribute.KeyValue{
 		keyAttempt.Int(r.Attempt),
 		keyDelay.Float64(r.Delay.Seconds()),
@@ -247,8 +260,13 @@ func (o *observer) Retry(ctx context.Context, r ai.RetryInfo) {
 // StartToolCall implements [ai.Observer].
 func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (context.Context, func(ai.ToolCallOutcome)) {
 	call := t.ToolCall
+	began := time.Now()
+	ctx, span := o.tracer.Start(ctx, "execute_tool "+call.ToolName, trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(semconvOperation.String("execute_tool")))
+	if !span.IsRecording() {
+		return ctx, func(ai.ToolCallOutcome) { span.End() }
+	}
 	attrs := []attribute.KeyValue{
-		semconvOperation.String("execute_tool"),
 		attribute.String("gen_ai.tool.name", call.ToolName),
 		attribute.String("gen_ai.tool.call.id", call.ToolCallID),
 		attribute.String("gen_ai.tool.type", "function"),
@@ -256,8 +274,7 @@ func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (contex
 	if o.opts.RecordInputs && call.Input != nil {
 		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", string(call.Input)))
 	}
-	began := time.Now()
-	ctx, span := o.tracer.Start(ctx, "execute_tool "+call.ToolName, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	span.SetAttributes(attrs...)
 	return ctx, func(out ai.ToolCallOutcome) {
 		span.SetAttributes(attribute.Float64("gen_ai.execute_tool.duration", time.Since(began).Seconds()))
 		if out.Err == nil && o.opts.RecordOutputs {
