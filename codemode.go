@@ -606,6 +606,9 @@ type RunCodeModeOptions struct {
 	Console func(stream, line string)
 	Approve func(ctx context.Context, toolName string, input json.RawMessage) (ApprovalStatus, error)
 	Engine  CodeEngine
+	// Observer, when set, watches the run as a call of a tool named "code"
+	// and the program's tool calls inside it; see [Observer].
+	Observer Observer
 }
 
 // RunCodeMode runs a program without a model, with the given tools callable
@@ -619,7 +622,7 @@ func RunCodeMode(ctx context.Context, opts RunCodeModeOptions) (*CodeModeResult,
 	if _, err := codeEngine(opts.Engine); err != nil {
 		return nil, err
 	}
-	r := &run{opts: &GenerateTextOptions{Tools: opts.Tools, ToolsContext: opts.ToolsContext, ToolApproval: opts.ToolApproval},
+	r := &run{opts: &GenerateTextOptions{Tools: opts.Tools, ToolsContext: opts.ToolsContext, ToolApproval: opts.ToolApproval, Observer: opts.Observer},
 		idx: idx, ctx: ctx, cancel: func() {}, eff: effectsFor(ctx, nil), toolsContext: opts.ToolsContext}
 	s := r.resumeStep()
 	o := CodeModeOptions{Limits: opts.Limits, Console: opts.Console, Approve: opts.Approve, Engine: opts.Engine}
@@ -627,5 +630,8 @@ func RunCodeMode(ctx context.Context, opts RunCodeModeOptions) (*CodeModeResult,
 	if id == "" {
 		id = r.eff.NewID()
 	}
-	return o.run(ctx, opts.JS, r.bindingFor(s, opts.Tools), ToolExecutionOptions{ToolCallID: id})
+	ctx, end := r.startTool(ctx, s, ToolCall{ToolCallID: id, ToolName: "code", Input: codeInputJSON(opts.JS)})
+	res, err := o.run(ctx, opts.JS, r.bindingFor(s, opts.Tools), ToolExecutionOptions{ToolCallID: id})
+	end(res, err)
+	return res, err
 }

@@ -16,7 +16,7 @@ import (
 type localEffects struct{}
 
 func (localEffects) Generate(ctx context.Context, m provider.LanguageModel, opts *provider.CallOptions, rt effect.Retry) (*provider.GenerateResult, error) {
-	return retry(ctx, rt.Max, func(ctx context.Context) (res *provider.GenerateResult, err error) {
+	return retry(ctx, rt, func(ctx context.Context) (res *provider.GenerateResult, err error) {
 		defer func() {
 			if v := recover(); v != nil {
 				res, err = nil, &CallbackPanicError{Callback: "the model's Generate", Panic: v}
@@ -31,7 +31,7 @@ func (localEffects) Generate(ctx context.Context, m provider.LanguageModel, opts
 }
 
 func (localEffects) Stream(ctx context.Context, m provider.LanguageModel, opts *provider.CallOptions, rt effect.Retry) (*provider.StreamResult, error) {
-	return retry(ctx, rt.Max, func(ctx context.Context) (res *provider.StreamResult, err error) {
+	return retry(ctx, rt, func(ctx context.Context) (res *provider.StreamResult, err error) {
 		defer func() {
 			if v := recover(); v != nil {
 				res, err = nil, &CallbackPanicError{Callback: "the model's Stream", Panic: v}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/aisdkgo/ai/internal/effect"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -149,7 +150,7 @@ func EmbedMany(ctx context.Context, opts EmbedManyOptions) (*EmbedManyResult, er
 	chunks := splitValues(opts.Values, opts.Model.MaxEmbeddingsPerCall())
 	results := make([]*provider.EmbedCallResult, len(chunks))
 	call := func(ctx context.Context, i int) error {
-		res, err := retry(ctx, maxRetries, func(ctx context.Context) (*provider.EmbedCallResult, error) {
+		res, err := retry(ctx, effect.Retry{Max: maxRetries}, func(ctx context.Context) (*provider.EmbedCallResult, error) {
 			return embedChunk(ctx, opts, chunks[i])
 		})
 		results[i] = res

@@ -56,6 +56,8 @@ type run struct {
 	store0     stepStore
 	store0Used bool
 	stores     []stepStore
+
+	obs *observation // what the Observer watches that is open; nil without one
 }
 
 // newRun checks the options and sets up the per-call state. Errors here are
@@ -341,6 +343,7 @@ func (r *run) prepare() (*step, error) {
 			o.OnStepStart(StepStartEvent{StepNumber: n, Prompt: prompt, Tools: tools.defs, ToolChoice: tools.choice})
 		})
 	}
+	r.startStep(s)
 	return s, nil
 }
 

@@ -155,6 +155,7 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call ToolC
 	started()
 	cctx, cancel := withToolTimeout(ctx, r.toolTimeout(call.ToolName), call.ToolName)
 	defer cancel()
+	cctx, endObserved := r.startTool(cctx, s, call)
 	began := r.eff.Now()
 	opts := ToolExecutionOptions{ToolCallID: call.ToolCallID, Messages: messages, Context: tctx, Sandbox: s.tools.sandbox}
 	output, execErr := r.invokeTool(cctx, s, e, call, opts, prelim)
@@ -169,6 +170,7 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call ToolC
 	if execErr != nil {
 		output = nil
 	}
+	endObserved(output, execErr)
 	if f := r.opts.OnToolExecutionEnd; f != nil {
 		callback("OnToolExecutionEnd", func() {
 			f(ToolExecutionEndEvent{StepNumber: s.number, ToolCall: call, Output: output, Err: execErr, Duration: r.eff.Now().Sub(began)})

@@ -100,6 +100,10 @@ type GenerateTextOptions struct {
 	OnToolExecutionStart func(ToolExecutionStartEvent)
 	// OnToolExecutionEnd is called when a tool execution ends.
 	OnToolExecutionEnd func(ToolExecutionEndEvent)
+	// Observer, when set, watches the generation, its steps, model calls,
+	// retries and tool calls, for tracing, logging or metrics; see
+	// [Observer].
+	Observer Observer
 
 	// GenerateID makes response and approval ids; tests set it to get
 	// predictable ids.
@@ -362,7 +366,7 @@ func GenerateText(ctx context.Context, opts GenerateTextOptions) (*GenerateTextR
 		return nil, err
 	}
 	defer r.close()
-	return r.generate()
+	return r.observed(r.generate)
 }
 
 // generate drives GenerateText.
@@ -382,6 +386,7 @@ func (r *run) generate() (*GenerateTextResult, error) {
 		if err != nil {
 			err = r.failure(s.ctx, err)
 		}
+		r.endStep(s, err)
 		s.cancel()
 		if err != nil {
 			return r.result(), err
@@ -408,7 +413,7 @@ func (r *run) failure(ctx context.Context, err error) error {
 
 // generateStep runs one non-streaming step and reports whether to go on.
 func (r *run) generateStep(s *step) (bool, error) {
-	res, err := r.eff.Generate(s.ctx, s.model, &s.call, r.maxRetries())
+	res, err := r.modelGenerate(s)
 	if err != nil {
 		return false, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/aisdkgo/ai/internal/effect"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -20,7 +21,8 @@ const (
 
 // retry runs a model call, retrying errors marked retryable with
 // exponential backoff and the provider's retry-after hints.
-func retry[T any](ctx context.Context, maxRetries int, f func(context.Context) (T, error)) (T, error) {
+func retry[T any](ctx context.Context, rt effect.Retry, f func(context.Context) (T, error)) (T, error) {
+	maxRetries := rt.Max
 	var errs []error
 	backoff := initialBackoff
 	for attempt := 0; ; attempt++ {
@@ -48,6 +50,9 @@ func retry[T any](ctx context.Context, maxRetries int, f func(context.Context) (
 			return zero, &RetryError{Reason: "maxRetriesExceeded", Errors: errs}
 		}
 		wait := retryDelay(apiErr.ResponseHeaders, backoff, time.Now())
+		if rt.Notify != nil {
+			rt.Notify(attempt+1, wait, err)
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

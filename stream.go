@@ -145,7 +145,7 @@ func (s *StreamTextResult) drive(yield func(Part, error) bool) {
 	s.r.ctx = ctx
 	defer cancel(nil)
 	st := &streamer{r: s.r, yield: yield, cancel: cancel, usedIDs: map[string]bool{}}
-	s.result, s.err = st.run()
+	s.result, s.err = s.r.observed(st.run)
 }
 
 // emit hands a part to the reader; false means stop.
@@ -228,6 +228,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 			break
 		}
 		more, err := st.step(s)
+		r.endStep(s, st.stepErr(err))
 		s.cancel()
 		if st.stopped {
 			if err != nil {
@@ -315,7 +316,7 @@ type streamStep struct {
 // fatal: it ends the iteration.
 func (st *streamer) step(s *step) (bool, error) {
 	r := st.r
-	res, err := r.eff.Stream(s.ctx, s.model, &s.call, r.maxRetries())
+	res, err := r.modelStream(s)
 	if err != nil {
 		if s.ctx.Err() != nil {
 			st.abortFor(s.ctx)

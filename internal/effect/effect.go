@@ -53,6 +53,10 @@ type Call struct {
 type Retry struct {
 	// Max is the number of retries after the first attempt.
 	Max int
+	// Notify, when set, is called before each retry with the number of the
+	// attempt that failed (from 1), the wait before the next attempt and
+	// the failure.
+	Notify func(attempt int, delay time.Duration, err error)
 }
 
 type key struct{}

@@ -23,8 +23,9 @@ func goList(t *testing.T, pkgs ...string) []string {
 	return strings.Fields(string(out))
 }
 
-// The core package links no JavaScript engine, no esbuild and no HTTP
-// stack; the providers and the test model depend on the contract only.
+// The core package links no JavaScript engine, no esbuild, no HTTP stack
+// and no OpenTelemetry; the providers, the test model and the model
+// middleware depend on the contract only.
 func TestCoreDependencies(t *testing.T) {
 	for _, dep := range goList(t, "github.com/aisdkgo/ai") {
 		for _, heavy := range []string{"modernc.org/quickjs", "github.com/evanw/esbuild", "net/http", "go.opentelemetry.io", "go.temporal.io"} {
@@ -33,9 +34,9 @@ func TestCoreDependencies(t *testing.T) {
 			}
 		}
 	}
-	for _, dep := range goList(t, "github.com/aisdkgo/ai/providers/...", "github.com/aisdkgo/ai/aitest") {
+	for _, dep := range goList(t, "github.com/aisdkgo/ai/providers/...", "github.com/aisdkgo/ai/aitest", "github.com/aisdkgo/ai/middleware") {
 		if dep == "github.com/aisdkgo/ai" {
-			t.Error("a provider package or aitest imports the root package")
+			t.Error("a provider package, aitest or middleware imports the root package")
 		}
 	}
 }
