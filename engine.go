@@ -217,6 +217,8 @@ type stepStore struct {
 	msgs      [2]Message
 	arena     []byte // room for the tool inputs' bytes
 	arenaBuf  [256]byte
+	ss        streamStep
+	done      [1]ContentPart
 }
 
 // step is the setup of one step: its model, tools, messages and call
@@ -824,28 +826,48 @@ func callStop(ctx context.Context, stop StopCondition, steps []*StepResult) (don
 
 // textBlock is a text or reasoning block being received.
 type textBlock struct {
-	index int    // position in the step content
-	id    string // id in the stream
-	buf   strings.Builder
-	meta  ProviderMetadata
+	used      bool
+	key       string // the provider's id
+	reasoning bool
+	index     int    // position in the step content
+	id        string // id in the stream
+	first     string // the text while it is a single delta
+	buf       strings.Builder
+	meta      ProviderMetadata
 }
 
 // add appends a delta; metadata on a delta replaces the block's. It reports
 // whether the delta carried output.
 func (b *textBlock) add(delta string, pm ProviderMetadata) bool {
-	b.buf.WriteString(delta)
+	switch {
+	case b.buf.Len() > 0:
+		b.buf.WriteString(delta)
+	case b.first == "":
+		b.first = delta
+	case delta != "":
+		b.buf.WriteString(b.first)
+		b.buf.WriteString(delta)
+	}
 	if pm != nil {
 		b.meta = pm
 	}
 	return delta != ""
 }
 
+// text returns the block's text so far.
+func (b *textBlock) text() string {
+	if b.buf.Len() > 0 {
+		return b.buf.String()
+	}
+	return b.first
+}
+
 // finish writes the block's text into its place in the step content.
-func (b *textBlock) finish(content []ContentPart, reasoning bool) {
-	if reasoning {
-		content[b.index] = Reasoning{Text: b.buf.String(), ProviderMetadata: b.meta}
+func (b *textBlock) finish(content []ContentPart) {
+	if b.reasoning {
+		content[b.index] = Reasoning{Text: b.text(), ProviderMetadata: b.meta}
 	} else {
-		content[b.index] = Text{Text: b.buf.String(), ProviderMetadata: b.meta}
+		content[b.index] = Text{Text: b.text(), ProviderMetadata: b.meta}
 	}
 }
 

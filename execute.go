@@ -119,7 +119,7 @@ func (r *run) executeAll(s *step, calls []*callState, messages []Message, sink o
 		}
 		cs := calls[i]
 		var prelim func(any)
-		if sink != nil {
+		if sink != nil && cs.entry.exec.core().streams {
 			prelim = func(v any) { sink.preliminary(cs.call, v) }
 		}
 		out, err := r.executeCall(ctx, s, cs.entry, cs.call, messages, started, prelim)

@@ -25,6 +25,7 @@ type StreamTextResult struct {
 	done    chan struct{}
 	result  *GenerateTextResult
 	err     error
+	st      streamer
 }
 
 // StreamText starts a generation like [GenerateText] and returns its stream
@@ -130,11 +131,11 @@ func (s *StreamTextResult) ResponseMessages() ([]Message, error) {
 type streamer struct {
 	r        *run
 	yield    func(Part, error) bool
-	stopped  bool    // the reader stopped
-	aborted  error   // why the stream ends with an abort, when it does
-	noOutput error   // why no step could be recorded
-	failures []error // the errors of the error parts emitted
-	usedIDs  map[string]bool
+	stopped  bool     // the reader stopped
+	aborted  error    // why the stream ends with an abort, when it does
+	noOutput error    // why no step could be recorded
+	failures []error  // the errors of the error parts emitted
+	usedIDs  []string // block ids of the finished steps
 	cancel   context.CancelCauseFunc
 }
 
@@ -144,7 +145,8 @@ func (s *StreamTextResult) drive(yield func(Part, error) bool) {
 	ctx, cancel := context.WithCancelCause(s.r.ctx)
 	s.r.ctx = ctx
 	defer cancel(nil)
-	st := &streamer{r: s.r, yield: yield, cancel: cancel, usedIDs: map[string]bool{}}
+	st := &s.st
+	*st = streamer{r: s.r, yield: yield, cancel: cancel}
 	s.result, s.err = s.r.observed(st.run)
 }
 
@@ -286,11 +288,13 @@ func (st *streamer) abort() (*GenerateTextResult, error) {
 
 // reserveID keeps provider ids unique over the whole stream: an id already
 // used by an earlier step is replaced by a generated one.
-func (st *streamer) reserveID(id string, step map[string]bool) string {
-	if st.usedIDs[id] && !step[id] {
+func (st *streamer) reserveID(id string, ss *streamStep) string {
+	if slices.Contains(st.usedIDs, id) && !slices.Contains(ss.stepIDs, id) {
 		id = st.r.newID()
 	}
-	step[id] = true
+	if !slices.Contains(ss.stepIDs, id) {
+		ss.stepIDs = append(ss.stepIDs, id)
+	}
 	return id
 }
 
@@ -298,18 +302,44 @@ func (st *streamer) reserveID(id string, step map[string]bool) string {
 // open text and reasoning blocks, ids, and whether the model produced
 // anything.
 type streamStep struct {
-	st         *streamer
-	sr         *stepRun
-	texts      map[string]*textBlock
-	reasonings map[string]*textBlock
-	stepIDs    map[string]bool
-	inputs     map[string]*stepEntry // tools whose input is streaming, by call id
-	started    bool                  // start-step was emitted
-	terminal   bool                  // a finish or error part arrived
-	output     bool                  // the model produced output
+	st       *streamer
+	sr       *stepRun
+	blocks   []*textBlock // the open text and reasoning blocks
+	blockBuf [2]textBlock
+	stepIDs  []string     // the block ids of this step
+	inputs   []inputEntry // tools whose input is streaming
+	started  bool         // start-step was emitted
+	terminal bool         // a finish or error part arrived
+	output   bool         // the model produced output
 	// withhold is set when no tool may run (tool choice none): tool input
 	// and calls are not streamed.
 	withhold bool
+}
+
+// inputEntry is a tool whose call's input is streaming.
+type inputEntry struct {
+	id string
+	e  *stepEntry
+}
+
+// block returns the open block of an id.
+func (ss *streamStep) block(id string, reasoning bool) *textBlock {
+	for _, b := range ss.blocks {
+		if b.key == id && b.reasoning == reasoning {
+			return b
+		}
+	}
+	return nil
+}
+
+// input returns the tool whose input streams under a call id.
+func (ss *streamStep) input(id string) *stepEntry {
+	for _, in := range ss.inputs {
+		if in.id == id {
+			return in.e
+		}
+	}
+	return nil
 }
 
 // step runs one streaming step and reports whether to go on. An error is
@@ -331,8 +361,8 @@ func (st *streamer) step(s *step) (bool, error) {
 	if res.Response != nil {
 		sr.response = *res.Response
 	}
-	ss := &streamStep{st: st, sr: sr, texts: map[string]*textBlock{}, reasonings: map[string]*textBlock{},
-		stepIDs: map[string]bool{}, inputs: map[string]*stepEntry{}, withhold: !s.tools.exec}
+	ss := &s.store.ss
+	*ss = streamStep{st: st, sr: sr, withhold: !s.tools.exec}
 	for part, err := range res.Stream {
 		if err != nil {
 			if s.ctx.Err() != nil {
@@ -362,14 +392,9 @@ func (st *streamer) step(s *step) (bool, error) {
 		st.abortFor(s.ctx)
 		return false, nil
 	}
-	for id := range ss.stepIDs {
-		st.usedIDs[id] = true
-	}
-	for _, b := range ss.texts {
-		b.finish(sr.content, false)
-	}
-	for _, b := range ss.reasonings {
-		b.finish(sr.content, true)
+	st.usedIDs = append(st.usedIDs, ss.stepIDs...)
+	for _, b := range ss.blocks {
+		b.finish(sr.content)
 	}
 	if !ss.terminal && !ss.output {
 		err := &NoOutputGeneratedError{Message: "the model stream ended without a finish part"}
@@ -415,31 +440,37 @@ func (ss *streamStep) startStep() bool {
 }
 
 // openBlock starts a text or reasoning block at the end of the content.
-func (ss *streamStep) openBlock(blocks map[string]*textBlock, id string, pm ProviderMetadata, reasoning bool) *textBlock {
+func (ss *streamStep) openBlock(id string, pm ProviderMetadata, reasoning bool) *textBlock {
 	sr := ss.sr
-	b := &textBlock{index: len(sr.content), id: ss.st.reserveID(id, ss.stepIDs), meta: pm}
-	blocks[id] = b
-	if reasoning {
-		sr.content = append(sr.content, Reasoning{})
-	} else {
-		sr.content = append(sr.content, Text{})
+	var b *textBlock
+	for i := range ss.blockBuf {
+		if !ss.blockBuf[i].used {
+			b = &ss.blockBuf[i]
+			break
+		}
 	}
+	if b == nil {
+		b = new(textBlock)
+	}
+	*b = textBlock{used: true, key: id, reasoning: reasoning, index: len(sr.content), id: ss.st.reserveID(id, ss), meta: pm}
+	ss.blocks = append(ss.blocks, b)
+	// The block's place in the content; it is filled when the block ends.
+	sr.content = append(sr.content, nil)
 	return b
 }
 
-// endBlock closes a block and returns its id in the stream (the provider's
-// id for a block that was never opened).
-func (ss *streamStep) endBlock(blocks map[string]*textBlock, id string, pm ProviderMetadata, reasoning bool) string {
-	b := blocks[id]
-	if b == nil {
-		return id
-	}
+// endBlock closes a block and returns its id in the stream.
+func (ss *streamStep) endBlock(b *textBlock, pm ProviderMetadata) string {
 	if pm != nil {
 		b.meta = pm
 	}
-	b.finish(ss.sr.content, reasoning)
-	delete(blocks, id)
-	return b.id
+	b.finish(ss.sr.content)
+	if i := slices.Index(ss.blocks, b); i >= 0 {
+		ss.blocks = slices.Delete(ss.blocks, i, i+1)
+	}
+	id := b.id
+	*b = textBlock{} // free for the next block
+	return id
 }
 
 // orphan streams a delta or end of a block that was never started, and then
@@ -475,10 +506,10 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 			sr.response.ModelID = p.ModelID
 		}
 	case provider.TextStart:
-		b := ss.openBlock(ss.texts, p.ID, p.ProviderMetadata, false)
+		b := ss.openBlock(p.ID, p.ProviderMetadata, false)
 		return st.emit(TextStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.TextDelta:
-		b := ss.texts[p.ID]
+		b := ss.block(p.ID, false)
 		if b == nil {
 			// As in the reference: the delta is streamed but not kept, and
 			// an error part follows.
@@ -490,26 +521,28 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 			return st.emit(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 		}
 	case provider.TextEnd:
-		if ss.texts[p.ID] == nil {
+		b := ss.block(p.ID, false)
+		if b == nil {
 			return ss.orphan(TextEnd{ID: p.ID, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}, "text part "+p.ID+" not found")
 		}
-		id := ss.endBlock(ss.texts, p.ID, p.ProviderMetadata, false)
+		id := ss.endBlock(b, p.ProviderMetadata)
 		return st.emit(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ReasoningStart:
-		b := ss.openBlock(ss.reasonings, p.ID, p.ProviderMetadata, true)
+		b := ss.openBlock(p.ID, p.ProviderMetadata, true)
 		return st.emit(ReasoningStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ReasoningDelta:
-		b := ss.reasonings[p.ID]
+		b := ss.block(p.ID, true)
 		if b == nil {
 			return ss.orphan(ReasoningDelta{ID: p.ID, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
 		}
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
 		return st.emit(ReasoningDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ReasoningEnd:
-		if ss.reasonings[p.ID] == nil {
+		b := ss.block(p.ID, true)
+		if b == nil {
 			return ss.orphan(ReasoningEnd{ID: p.ID, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
 		}
-		id := ss.endBlock(ss.reasonings, p.ID, p.ProviderMetadata, true)
+		id := ss.endBlock(b, p.ProviderMetadata)
 		return st.emit(ReasoningEnd{ID: id, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ToolInputStart:
 		if ss.withhold {
@@ -523,7 +556,7 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 			out.ToolMetadata = t.core().metadata
 		}
 		if e, found := s.tools.execTool(p.ToolName); found && e.model {
-			ss.inputs[p.ID] = e
+			ss.inputs = append(ss.inputs, inputEntry{p.ID, e})
 			if f := e.exec.core().onInputStart; f != nil {
 				if err := r.inputHook(s, e, p.ID, func(o ToolExecutionOptions) error { return f(s.ctx, o) }); err != nil {
 					return false, err
@@ -538,7 +571,7 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 		if p.Delta != "" {
 			ss.output = true
 		}
-		if e := ss.inputs[p.ID]; e != nil {
+		if e := ss.input(p.ID); e != nil {
 			if f := e.exec.core().onInputDelta; f != nil {
 				if err := r.inputHook(s, e, p.ID, func(o ToolExecutionOptions) error { return f(s.ctx, p.Delta, o) }); err != nil {
 					return false, err
@@ -627,6 +660,9 @@ func (c chanSink) done(out ContentPart) { c <- out.(Part) }
 // runTools executes calls and streams their preliminary and final outcomes
 // in completion order; it returns the final outcomes in that order.
 func (st *streamer) runTools(s *step, calls []*callState, messages []Message) ([]ContentPart, error) {
+	if len(calls) == 1 {
+		return st.runTool(s, calls[0], messages)
+	}
 	ch := make(chanSink, 16)
 	var execErr error
 	go func() {
@@ -689,6 +725,42 @@ func (st *streamer) runTools(s *step, calls []*callState, messages []Message) ([
 		flush()
 	}
 	return outs, settled(s, calls, execErr)
+}
+
+// runTool executes a single call on the reader's goroutine, emitting its
+// preliminary results and its outcome as they come: with nothing to order
+// them against, no goroutine or channel is needed.
+func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]ContentPart, error) {
+	emit := func(p Part) {
+		// Once the step is cancelled, the failure of the tool it cancelled
+		// is not news; the stream ends with an abort.
+		if !st.stopped && s.ctx.Err() == nil && !st.emit(p) {
+			s.cancel()
+		}
+	}
+	var prelim func(any)
+	if cs.entry.exec.core().streams {
+		prelim = func(v any) {
+			c := cs.call
+			emit(ToolResult{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: c.Input, Output: v, Dynamic: c.Dynamic,
+				Preliminary: true, ToolMetadata: c.ToolMetadata, ProviderMetadata: c.ProviderMetadata})
+		}
+	}
+	var out ContentPart
+	var err error
+	if s.ctx.Err() == nil {
+		out, err = st.r.executeCall(s.ctx, s, cs.entry, cs.call, messages, func() {}, prelim)
+	}
+	cs.outcome = out
+	var outs []ContentPart
+	if out != nil {
+		emit(out.(Part))
+		if s.store != nil {
+			outs = s.store.done[:0]
+		}
+		outs = append(outs, out)
+	}
+	return outs, settled(s, []*callState{cs}, err)
 }
 
 // settled returns the error of a step's executions: a cancelled step is an

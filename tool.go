@@ -291,6 +291,8 @@ type toolCore struct {
 	outputSchema    json.RawMessage
 	// decode turns validated input JSON into the value the callbacks get.
 	decode func(text string, raw []byte) (any, error)
+	// streams is set when execute yields preliminary results.
+	streams bool
 	// decodeOutput turns an output's JSON back into the value Execute
 	// returned (for results stored in a conversation).
 	decodeOutput func(raw []byte) (any, error)
@@ -425,6 +427,7 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 			return exec(ctx, *in.(*In), opts)
 		}
 	} else if d.executeStream != nil {
+		c.streams = true
 		exec := d.executeStream
 		c.execute = func(ctx context.Context, in any, opts ToolExecutionOptions, preliminary func(any)) (any, error) {
 			var last any
