@@ -95,31 +95,23 @@ type idEffects struct {
 
 func (e idEffects) NewID() string { return e.newID() }
 
-const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-// idLen is the length of a random id: "aitxt-" and 24 characters.
+// idLen is the length of a random id: "aitxt-" and 24 hex digits (96
+// random bits).
 const idLen = 30
 
-func randomID() string { return randomIDs(1) }
-
-// randomIDs returns n random ids, concatenated.
-func randomIDs(n int) string {
-	return string(appendRandomIDs(make([]byte, 0, n*idLen), n))
+func randomID() string {
+	var b [idLen]byte
+	return string(appendRandomID(b[:0]))
 }
 
-// appendRandomIDs appends n random ids to b.
-func appendRandomIDs(b []byte, n int) []byte {
-	for range n {
-		b = append(b, "aitxt-"...)
-		// Each 64-bit random number yields ten characters of the 62-letter
-		// alphabet (62^10 < 2^64); the slight bias is irrelevant for ids.
-		var v uint64
-		for i := range idLen - 6 {
-			if i%10 == 0 {
-				v = rand.Uint64()
-			}
-			b = append(b, idAlphabet[v%uint64(len(idAlphabet))])
-			v /= uint64(len(idAlphabet))
+// appendRandomID appends a random id to b.
+func appendRandomID(b []byte) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, "aitxt-"...)
+	for _, v := range [2]uint64{rand.Uint64(), rand.Uint64()} {
+		for range 12 {
+			b = append(b, hex[v&15])
+			v >>= 4
 		}
 	}
 	return b

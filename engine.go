@@ -47,15 +47,13 @@ type run struct {
 	stepPtrs   [4]*StepResult
 	res        GenerateTextResult
 	totals     [8]int
-	ids        string
 	idBuf      [4 * idLen]byte
-	idBufUsed  bool
+	idsUsed    int
 	userParts  [1]UserPart
 	msgBuf     [8]Message
 	respBuf    [8]Message
 	store0     stepStore
 	store0Used bool
-	stores     []stepStore
 
 	obs *observation // what the Observer watches that is open; nil without one
 }
@@ -105,20 +103,15 @@ func effectsFor(ctx context.Context, newID func() string) effect.Effects {
 func (r *run) close() { r.cancel() }
 
 // newStepStore returns the storage of a new step: the run's own for the
-// first step, then blocks of two.
+// first step.
 func (r *run) newStepStore() *stepStore {
 	var st *stepStore
 	switch {
 	case !r.store0Used:
 		r.store0Used = true
 		st = &r.store0
-	case len(r.stores) > 0:
-		st = &r.stores[0]
-		r.stores = r.stores[1:]
 	default:
-		r.stores = make([]stepStore, 2)
-		st = &r.stores[0]
-		r.stores = r.stores[1:]
+		st = new(stepStore)
 	}
 	st.arena = st.arenaBuf[:0]
 	return st
@@ -130,20 +123,15 @@ func (r *run) newID() string {
 	if _, local := r.eff.(localEffects); !local {
 		return r.eff.NewID()
 	}
-	if r.ids == "" {
-		if !r.idBufUsed {
-			// The first ids live in the run; the bytes are never written
-			// again, so the strings may share them.
-			r.idBufUsed = true
-			b := appendRandomIDs(r.idBuf[:0], len(r.idBuf)/idLen)
-			r.ids = unsafe.String(&b[0], len(b))
-		} else {
-			r.ids = randomIDs(4)
-		}
+	if r.idsUsed < len(r.idBuf)/idLen {
+		// The first ids live in the run; their bytes are never written
+		// again, so the strings may share them.
+		b := r.idBuf[r.idsUsed*idLen : (r.idsUsed+1)*idLen]
+		r.idsUsed++
+		appendRandomID(b[:0])
+		return unsafe.String(&b[0], idLen)
 	}
-	id := r.ids[:idLen]
-	r.ids = r.ids[idLen:]
-	return id
+	return randomID()
 }
 
 func validateOptions(o *GenerateTextOptions) error {
@@ -216,8 +204,7 @@ type stepStore struct {
 	tool      [4]ToolPart
 	msgs      [2]Message
 	arena     []byte // room for the tool inputs' bytes
-	arenaBuf  [256]byte
-	ss        streamStep
+	arenaBuf  [128]byte
 	done      [1]ContentPart
 }
 

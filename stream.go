@@ -361,8 +361,7 @@ func (st *streamer) step(s *step) (bool, error) {
 	if res.Response != nil {
 		sr.response = *res.Response
 	}
-	ss := &s.store.ss
-	*ss = streamStep{st: st, sr: sr, withhold: !s.tools.exec}
+	ss := &streamStep{st: st, sr: sr, withhold: !s.tools.exec}
 	for part, err := range res.Stream {
 		if err != nil {
 			if s.ctx.Err() != nil {
