@@ -37,6 +37,7 @@ type run struct {
 	responseMessages []Message
 	lastDefs         []provider.Tool // the previous step's tool definitions
 	usage            usageSum
+	out              outputState
 }
 
 // newRun checks the options and sets up the per-call state. Errors here are
@@ -94,7 +95,7 @@ func validateOptions(o *GenerateTextOptions) error {
 	if o.MaxRetries != nil && *o.MaxRetries < 0 {
 		return &InvalidArgumentError{Parameter: "MaxRetries", Message: "must be >= 0"}
 	}
-	return nil
+	return checkOutput(o.Output)
 }
 
 // maxRetries returns the retry setting of model calls.
@@ -240,6 +241,7 @@ func (r *run) prepare() (*step, error) {
 		FrequencyPenalty: cmp.Or(p.FrequencyPenalty, o.FrequencyPenalty),
 		Seed:             cmp.Or(p.Seed, o.Seed),
 		StopSequences:    o.StopSequences,
+		ResponseFormat:   responseFormatOf(o.Output),
 		Tools:            tools.defs,
 		ToolChoice:       tools.choice,
 		IncludeRawChunks: o.IncludeRawChunks,

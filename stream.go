@@ -257,6 +257,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 	if st.stopped {
 		return st.partial()
 	}
+	_ = r.completeOutput(true) // read with OutputOf
 	return r.result(), nil
 }
 
@@ -302,6 +303,7 @@ type streamStep struct {
 	// withhold is set when no tool may run (tool choice none): tool input
 	// and calls are not streamed.
 	withhold bool
+	filter   *outputFilter // the output's partial values, if any
 }
 
 // step runs one streaming step and reports whether to go on. An error is
@@ -324,6 +326,7 @@ func (st *streamer) step(s *step) (bool, error) {
 	}
 	ss := &streamStep{st: st, sr: sr, texts: map[string]*textBlock{}, reasonings: map[string]*textBlock{},
 		stepIDs: map[string]bool{}, inputs: map[string]*stepEntry{}, withhold: !s.tools.exec}
+	ss.filter = newOutputFilter(ss)
 	for part, err := range res.Stream {
 		if err != nil {
 			if s.ctx.Err() != nil {
@@ -390,7 +393,7 @@ func (st *streamer) step(s *step) (bool, error) {
 		return false, err
 	}
 	last := r.steps[len(r.steps)-1]
-	if !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: usage,
+	if !ss.flushText() || !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: usage,
 		Response: last.Response, ProviderMetadata: sr.meta}) {
 		return false, nil
 	}
@@ -459,7 +462,7 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 		}
 	case provider.TextStart:
 		b := ss.openBlock(ss.texts, p.ID, p.ProviderMetadata, false)
-		return st.emit(TextStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
+		return ss.emitText(TextStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.TextDelta:
 		b := ss.texts[p.ID]
 		if b == nil {
@@ -468,11 +471,11 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
 		// Empty text deltas without metadata are not passed on.
 		if p.Delta != "" || p.ProviderMetadata != nil {
-			return st.emit(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
+			return ss.emitText(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 		}
 	case provider.TextEnd:
 		id := ss.endBlock(ss.texts, p.ID, p.ProviderMetadata, false)
-		return st.emit(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}), nil
+		return ss.emitText(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ReasoningStart:
 		b := ss.openBlock(ss.reasonings, p.ID, p.ProviderMetadata, true)
 		return st.emit(ReasoningStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil

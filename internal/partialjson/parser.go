@@ -88,8 +88,9 @@ func (p *Parser) Snapshot() Snapshot {
 	return Snapshot{prefix: p.buf[:n:n], suffix: p.rep.appendClosers(nil, p.buf)}
 }
 
-// Write appends a piece of text and reports whether the value changed
-// (appeared, or became different from the value before the write).
+// Write appends a piece of text and reports whether the value changed:
+// appeared, or became different from the last value there was (a text
+// that stops parsing keeps its last value for this comparison).
 func (p *Parser) Write(delta string) bool {
 	if len(p.rep.stack) == 0 {
 		p.rep.init()
@@ -139,7 +140,7 @@ func (p *Parser) Write(delta string) bool {
 		p.fbEntered = true
 		if before, state := Parse(p.buf[:start]); state != Failed {
 			p.fbJSON = bytes.Clone(before)
-			p.fbCanon = canonical(p.fbJSON)
+			p.fbCanon = Canonical(p.fbJSON)
 		}
 	}
 	return p.reparse()
@@ -188,16 +189,20 @@ func (p *Parser) reparse() bool {
 		v = bytes.Clone(v)
 	}
 	p.state = state
-	canon := canonical(v)
+	if state == Failed {
+		// The last value stands; a later one is compared with it.
+		return false
+	}
+	canon := Canonical(v)
 	changed := !bytes.Equal(canon, p.fbCanon)
 	p.fbJSON, p.fbCanon = v, canon
 	return changed
 }
 
-// canonical returns a form of a JSON value that is equal for equal
+// Canonical returns a form of a JSON value that is equal for equal
 // values. Numbers compare as float64, as JavaScript reads them: numbers
 // too large for a float64 read as null, as JavaScript writes Infinity.
-func canonical(v []byte) []byte {
+func Canonical(v []byte) []byte {
 	if v == nil {
 		return nil
 	}

@@ -18,7 +18,10 @@ type naive struct {
 func (n *naive) write(delta string) (changed bool, value []byte, state State) {
 	n.text = append(n.text, delta...)
 	value, state = Parse(n.text)
-	c := canonical(value)
+	if state == Failed {
+		return false, nil, state
+	}
+	c := Canonical(value)
 	changed = !bytes.Equal(c, n.canon)
 	n.canon = c
 	return changed, value, state
@@ -40,7 +43,7 @@ func checkAgainstNaive(t testing.TB, pieces []string) {
 		if p.State() != wantState {
 			t.Fatalf("after %q (piece %d of %q): state %s, want %s", n.text, k, pieces, p.State(), wantState)
 		}
-		if !bytes.Equal(canonical(got), canonical(want)) {
+		if !bytes.Equal(Canonical(got), Canonical(want)) {
 			t.Fatalf("after %q: value %q, want %q", n.text, got, want)
 		}
 		if gotChanged != wantChanged {
