@@ -177,7 +177,12 @@ func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, er
 			if name == "" {
 				name = "response"
 			}
-			format := map[string]any{"type": "json_schema", "strict": strict, "name": name, "schema": openaichat.NormalizeSchema(rf.Schema)}
+			schema, schemaWarnings, err := openaichat.ResponseSchema(rf.Schema)
+			if err != nil {
+				return nil, err
+			}
+			warnings = append(warnings, schemaWarnings...)
+			format := map[string]any{"type": "json_schema", "strict": strict, "name": name, "schema": schema}
 			if rf.Description != "" {
 				format["description"] = rf.Description
 			}
