@@ -13,10 +13,12 @@ import (
 const (
 	maxDepth        = 512
 	maxNumberLength = 400
-	// fallbackBudget bounds the bytes reparsed after the text left the
-	// JSON grammar; past it, a reparse happens only when the text doubled.
-	fallbackBudget = 16 << 20
 )
+
+// fallbackBudget bounds the bytes reparsed after the text left the JSON
+// grammar; past it, a reparse happens only when the text doubled. (A
+// variable so that tests can lower it.)
+var fallbackBudget = 16 << 20
 
 // Parser reads a JSON text piece by piece. After each [Parser.Write] its
 // [Parser.State] and [Parser.Snapshot] are those [Parse] gives for the
