@@ -426,6 +426,7 @@ func (r *run) generateStep(s *step) (bool, error) {
 	}
 	sr := &stepRun{r: r, s: s, finish: res.FinishReason, usage: res.Usage, meta: res.ProviderMetadata,
 		warnings: res.Warnings, request: res.Request}
+	r.out.structured = res.StructuredOutputText
 	if res.Response != nil {
 		sr.response = *res.Response
 	}

@@ -308,6 +308,9 @@ const (
 type outputState struct {
 	value    *outputValue
 	elements int // the array elements streamed so far
+	// structured is the latest model response's own choice of the text to
+	// parse (see provider.GenerateResult.StructuredOutputText).
+	structured *string
 }
 
 // outputValue is a parsed output: the Go value and its JSON form (nil for
@@ -432,6 +435,9 @@ func (r *run) completeOutput(stream bool) error {
 	spec, _ := r.opts.Output.(*outputSpec)
 	if spec == nil {
 		spec = OutputText().(*outputSpec)
+	}
+	if !stream && spec.format != nil && spec.format.Type == "json" && r.out.structured != nil {
+		text = *r.out.structured
 	}
 	v, raw, msg, err := spec.parse(text)
 	if err != nil {

@@ -324,3 +324,36 @@ func TestStreamOutputInvalid(t *testing.T) {
 		t.Fatalf("Wait: %v (an invalid output does not fail the stream)", err)
 	}
 }
+
+// finalAnswerModel answers with a draft and a final answer, and names the
+// final answer as the text to parse, as the OpenAI Responses API does for
+// phased output.
+type finalAnswerModel struct{ aitest.Model }
+
+func (m *finalAnswerModel) Generate(context.Context, *provider.CallOptions) (*provider.GenerateResult, error) {
+	final := `{"name":"Oslo","temp":-2}`
+	return &provider.GenerateResult{
+		Content:              []provider.Content{aitest.Text("Checking the forecast first. "), aitest.Text(final)},
+		StructuredOutputText: &final,
+		FinishReason:         aitest.Stop,
+	}, nil
+}
+
+func TestOutputParsesTheModelsChosenText(t *testing.T) {
+	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{Model: &finalAnswerModel{}, Prompt: "hi",
+		Output: ai.OutputObject[city](nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ai.OutputOf[city](res); err != nil || c.Name != "Oslo" {
+		t.Fatalf("OutputOf = %+v, %v", c, err)
+	}
+	// A text output is the whole text.
+	res, err = ai.GenerateText(context.Background(), ai.GenerateTextOptions{Model: &finalAnswerModel{}, Prompt: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := ai.OutputOf[string](res); !strings.HasPrefix(s, "Checking") {
+		t.Fatalf("text output %q", s)
+	}
+}
