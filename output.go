@@ -68,9 +68,7 @@ type outputSpec struct {
 
 	// typed decodes a checked JSON value (the object, the elements array,
 	// the choice as a JSON string) into the Go type.
-	typed    func(raw []byte) (any, error)
-	goType   reflect.Type
-	elemType reflect.Type // array outputs
+	typed func(raw []byte) (any, error)
 }
 
 func (o *outputSpec) Kind() string                             { return o.kind }
@@ -91,8 +89,7 @@ const jsonSchemaDraft7 = "http://json-schema.org/draft-07/schema#"
 
 // OutputText returns the default output: the final step's text.
 func OutputText() Output {
-	return &outputSpec{kind: "text", format: &provider.ResponseFormat{Type: "text"},
-		typed: nil, goType: reflect.TypeFor[string]()}
+	return &outputSpec{kind: "text", format: &provider.ResponseFormat{Type: "text"}}
 }
 
 // OutputObject returns an output that is a value of type T, described to
@@ -106,7 +103,7 @@ func OutputObject[T any](opts *OutputOptions) Output {
 	if opts == nil {
 		opts = &OutputOptions{}
 	}
-	o := &outputSpec{kind: "object", goType: reflect.TypeFor[T]()}
+	o := &outputSpec{kind: "object"}
 	o.schema, o.err = outputSchema[T](opts)
 	if o.err == nil {
 		o.format = &provider.ResponseFormat{Type: "json", Schema: o.schema.raw, Name: opts.Name, Description: opts.Description}
@@ -124,8 +121,7 @@ func OutputArray[T any](opts *OutputOptions) Output {
 	if opts == nil {
 		opts = &OutputOptions{}
 	}
-	o := &outputSpec{kind: "array", goType: reflect.TypeFor[[]T](), elemType: reflect.TypeFor[T](),
-		min: opts.MinItems, max: opts.MaxItems}
+	o := &outputSpec{kind: "array", min: opts.MinItems, max: opts.MaxItems}
 	for _, b := range []struct {
 		name string
 		v    *int
@@ -160,7 +156,7 @@ func OutputChoice[S ~string](choices []S, opts *OutputOptions) Output {
 	if opts == nil {
 		opts = &OutputOptions{}
 	}
-	o := &outputSpec{kind: "choice", goType: reflect.TypeFor[S]()}
+	o := &outputSpec{kind: "choice"}
 	for _, c := range choices {
 		o.choices = append(o.choices, string(c))
 	}
@@ -187,7 +183,7 @@ func OutputJSON(opts *OutputOptions) Output {
 	if opts == nil {
 		opts = &OutputOptions{}
 	}
-	return &outputSpec{kind: "json", goType: reflect.TypeFor[json.RawMessage](),
+	return &outputSpec{kind: "json",
 		format: &provider.ResponseFormat{Type: "json", Name: opts.Name, Description: opts.Description},
 		typed:  func(raw []byte) (any, error) { return json.RawMessage(raw), nil }}
 }
