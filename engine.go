@@ -56,6 +56,7 @@ type run struct {
 	store0Used bool
 
 	obs *observation // what the Observer watches that is open; nil without one
+	out outputState
 }
 
 // newRun checks the options and sets up the per-call state. Errors here are
@@ -147,7 +148,7 @@ func validateOptions(o *GenerateTextOptions) error {
 	if o.MaxRetries != nil && *o.MaxRetries < 0 {
 		return &InvalidArgumentError{Parameter: "MaxRetries", Message: "must be >= 0"}
 	}
-	return nil
+	return checkOutput(o.Output)
 }
 
 // maxRetries returns the retry setting of model calls.
@@ -316,6 +317,7 @@ func (r *run) prepare() (*step, error) {
 		FrequencyPenalty: cmp.Or(p.FrequencyPenalty, o.FrequencyPenalty),
 		Seed:             cmp.Or(p.Seed, o.Seed),
 		StopSequences:    o.StopSequences,
+		ResponseFormat:   responseFormatOf(o.Output),
 		Tools:            tools.defs,
 		ToolChoice:       tools.choice,
 		IncludeRawChunks: o.IncludeRawChunks,

@@ -92,6 +92,11 @@ type GenerateTextOptions struct {
 	// IncludeRawChunks asks [StreamText] to emit the provider's raw chunks.
 	IncludeRawChunks bool
 
+	// Output is what the generation produces (text when nil): its response
+	// format goes with every model call, and the final step's text is
+	// parsed into it; read it with [OutputOf]. See [Output].
+	Output Output
+
 	// OnStepStart is called before each model call.
 	OnStepStart func(StepStartEvent)
 	// OnStepEnd is called with each finished step.
@@ -307,6 +312,8 @@ type GenerateTextResult struct {
 	// ResponseMessages are the messages the generation added to the
 	// conversation (append them to your history to continue it).
 	ResponseMessages []Message
+
+	output *outputValue // read with OutputOf
 }
 
 // FinalStep returns the last step.
@@ -359,7 +366,9 @@ func (r *GenerateTextResult) Warnings() []Warning {
 // [context.DeadlineExceeded]). After such a failure the result is not nil:
 // it holds the steps that finished before it. A step cut short by the
 // failure is not among them, so every tool call of a returned step has an
-// outcome.
+// outcome. With an [GenerateTextOptions.Output], a final text that is not
+// that output is a *[NoObjectGeneratedError], returned with the full
+// result.
 func GenerateText(ctx context.Context, opts GenerateTextOptions) (*GenerateTextResult, error) {
 	r, err := newRun(ctx, &opts, false)
 	if err != nil {
@@ -395,6 +404,9 @@ func (r *run) generate() (*GenerateTextResult, error) {
 			break
 		}
 	}
+	if err := r.completeOutput(false); err != nil {
+		return r.result(), err
+	}
 	return r.result(), nil
 }
 
@@ -419,6 +431,7 @@ func (r *run) generateStep(s *step) (bool, error) {
 	}
 	sr := s.newStepRun(r, nil)
 	sr.finish, sr.usage, sr.meta, sr.warnings, sr.request = res.FinishReason, res.Usage, res.ProviderMetadata, res.Warnings, res.Request
+	r.out.structured = res.StructuredOutputText
 	if res.Response != nil {
 		sr.response = *res.Response
 	}
@@ -470,7 +483,8 @@ func (r *run) generateStep(s *step) (bool, error) {
 // result returns the generation's result so far.
 func (r *run) result() *GenerateTextResult {
 	res := &r.res
-	*res = GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(&r.totals), ResponseMessages: slices.Clip(r.responseMessages)}
+	*res = GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(&r.totals), ResponseMessages: slices.Clip(r.responseMessages),
+		output: r.out.value}
 	if last := res.FinalStep(); last != nil {
 		res.Text = last.Text()
 		res.FinishReason = last.FinishReason

@@ -264,6 +264,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 	if st.stopped {
 		return st.partial()
 	}
+	_ = r.completeOutput(true) // read with OutputOf
 	if len(st.failures) > 0 {
 		return r.result(), &StreamFailedError{Errs: st.failures}
 	}
@@ -314,6 +315,7 @@ type streamStep struct {
 	// withhold is set when no tool may run (tool choice none): tool input
 	// and calls are not streamed.
 	withhold bool
+	filter   *outputFilter // the output's partial values, if any
 }
 
 // inputEntry is a tool whose call's input is streaming.
@@ -362,6 +364,7 @@ func (st *streamer) step(s *step) (bool, error) {
 		sr.response = *res.Response
 	}
 	ss := &streamStep{st: st, sr: sr, withhold: !s.tools.exec}
+	ss.filter = newOutputFilter(ss)
 	for part, err := range res.Stream {
 		if err != nil {
 			if s.ctx.Err() != nil {
@@ -422,7 +425,7 @@ func (st *streamer) step(s *step) (bool, error) {
 		return false, err
 	}
 	last := r.steps[len(r.steps)-1]
-	if !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: last.Usage,
+	if !ss.flushText() || !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: last.Usage,
 		Response: last.Response, ProviderMetadata: sr.meta}) {
 		return false, nil
 	}
@@ -506,7 +509,7 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 		}
 	case provider.TextStart:
 		b := ss.openBlock(p.ID, p.ProviderMetadata, false)
-		return st.emit(TextStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
+		return ss.emitText(TextStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.TextDelta:
 		b := ss.block(p.ID, false)
 		if b == nil {
@@ -517,7 +520,7 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
 		// Empty text deltas without metadata are not passed on.
 		if p.Delta != "" || p.ProviderMetadata != nil {
-			return st.emit(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
+			return ss.emitText(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 		}
 	case provider.TextEnd:
 		b := ss.block(p.ID, false)
@@ -525,7 +528,7 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 			return ss.orphan(TextEnd{ID: p.ID, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}, "text part "+p.ID+" not found")
 		}
 		id := ss.endBlock(b, p.ProviderMetadata)
-		return st.emit(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}), nil
+		return ss.emitText(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ReasoningStart:
 		b := ss.openBlock(p.ID, p.ProviderMetadata, true)
 		return st.emit(ReasoningStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil

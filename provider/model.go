@@ -132,6 +132,11 @@ type ProviderMetadata = ProviderOptions
 type GenerateResult struct {
 	// Content is what the model produced, in order.
 	Content []Content
+	// StructuredOutputText, when set, is the text to parse for a JSON
+	// response format where it differs from the text parts of Content
+	// joined (for example drafts followed by a final answer). A pointer to
+	// "" selects the empty text; nil means the joined text parts.
+	StructuredOutputText *string
 	// FinishReason says why the model stopped.
 	FinishReason FinishReason
 	// Usage counts the tokens of the call.

@@ -8,7 +8,7 @@ import (
 )
 
 // stream runs a stream-mode generation and records its parts.
-func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *recorder, trace map[string]any, viaAgent bool) error {
+func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, spec *OutputSpec, rec *recorder, trace map[string]any, viaAgent bool) error {
 	var res *ai.StreamTextResult
 	var err error
 	if viaAgent {
@@ -30,12 +30,19 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 	for _, set := range rec.usageSet {
 		anyUsage = anyUsage || set
 	}
+	var out *outputParts
+	if spec != nil {
+		out = &outputParts{spec: spec}
+	}
 	var iterErr error
 	resuming := true // before the first step: the outcomes of a resume
 	for p, err := range res.Parts() {
 		if err != nil {
 			iterErr = err
 			break
+		}
+		if out != nil && out.take(p) {
+			continue
 		}
 		var errPart ai.ErrorPart
 		if ep, ok := p.(ai.ErrorPart); ok {
@@ -93,6 +100,9 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 		trace["text"] = text
 	}
 	trace["stream"] = parts
+	if out != nil {
+		out.record(trace, res)
+	}
 	return nil
 }
 
