@@ -314,6 +314,9 @@ type GenerateTextResult struct {
 	ResponseMessages []Message
 
 	output *outputValue // read with OutputOf
+	// textOutput is 1 (generate) or 2 (stream) when the generation had no
+	// Output: its text output is worked out when asked for.
+	textOutput int8
 }
 
 // FinalStep returns the last step.
@@ -485,6 +488,12 @@ func (r *run) result() *GenerateTextResult {
 	res := &r.res
 	*res = GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(&r.totals), ResponseMessages: slices.Clip(r.responseMessages),
 		output: r.out.value}
+	if r.out.lazy {
+		res.textOutput = 1
+		if r.out.stream {
+			res.textOutput = 2
+		}
+	}
 	if last := res.FinalStep(); last != nil {
 		res.Text = last.Text()
 		res.FinishReason = last.FinishReason

@@ -307,6 +307,9 @@ type outputState struct {
 	// structured is the latest model response's own choice of the text to
 	// parse (see provider.GenerateResult.StructuredOutputText).
 	structured *string
+	// lazy is set when the generation has no Output; stream says which
+	// entry point ran it.
+	lazy, stream bool
 }
 
 // outputValue is a parsed output: the Go value and its JSON form (nil for
@@ -417,33 +420,43 @@ func responseFormatOf(o Output) *provider.ResponseFormat {
 // completeOutput parses the final step's text once the generation ended.
 // GenerateText parses it only when the model stopped, or stopped for a
 // reason other than tool calls with some text; a stream always parses it.
-// The returned error is the output's failure.
+// The returned error is the output's failure. A generation without an
+// Output parses nothing now: its text output is worked out when asked for.
 func (r *run) completeOutput(stream bool) error {
-	if len(r.steps) == 0 {
-		return nil
-	}
-	last := r.steps[len(r.steps)-1]
-	text := last.Text()
-	if !stream && last.FinishReason != FinishStop && (last.FinishReason == FinishToolCalls || text == "") {
-		r.out.value = &outputValue{err: &NoOutputGeneratedError{Message: "the final step ended without an output"}}
-		return nil
-	}
 	spec, _ := r.opts.Output.(*outputSpec)
 	if spec == nil {
-		spec = OutputText().(*outputSpec)
+		r.out.lazy, r.out.stream = true, stream
+		return nil
 	}
-	if !stream && spec.format != nil && spec.format.Type == "json" && r.out.structured != nil {
-		text = *r.out.structured
+	r.out.value = finalOutput(r.steps, spec, stream, r.out.structured)
+	if r.out.value != nil && r.out.value.err != nil {
+		if nog, ok := r.out.value.err.(*NoObjectGeneratedError); ok {
+			return nog
+		}
+	}
+	return nil
+}
+
+// finalOutput parses the output of a finished generation's steps; nil when
+// there is no step.
+func finalOutput(steps []*StepResult, spec *outputSpec, stream bool, structured *string) *outputValue {
+	if len(steps) == 0 {
+		return nil
+	}
+	last := steps[len(steps)-1]
+	text := last.Text()
+	if !stream && last.FinishReason != FinishStop && (last.FinishReason == FinishToolCalls || text == "") {
+		return &outputValue{err: &NoOutputGeneratedError{Message: "the final step ended without an output"}}
+	}
+	if !stream && spec.format != nil && spec.format.Type == "json" && structured != nil {
+		text = *structured
 	}
 	v, raw, msg, err := spec.parse(text)
 	if err != nil {
-		nog := &NoObjectGeneratedError{Message: msg, Cause: err, Text: text, Response: last.Response,
-			Usage: last.Usage, FinishReason: last.FinishReason}
-		r.out.value = &outputValue{err: nog}
-		return nog
+		return &outputValue{err: &NoObjectGeneratedError{Message: msg, Cause: err, Text: text, Response: last.Response,
+			Usage: last.Usage, FinishReason: last.FinishReason}}
 	}
-	r.out.value = &outputValue{value: v, raw: raw}
-	return nil
+	return &outputValue{value: v, raw: raw}
 }
 
 // OutputResult is a generation result that holds an output:
@@ -453,6 +466,11 @@ type OutputResult interface {
 }
 
 func (r *GenerateTextResult) outputValue() (*outputValue, error) {
+	if r != nil && r.output == nil && r.textOutput != 0 {
+		if ov := finalOutput(r.Steps, OutputText().(*outputSpec), r.textOutput == 2, nil); ov != nil {
+			return ov, nil
+		}
+	}
 	if r == nil || r.output == nil {
 		return nil, &NoOutputGeneratedError{Message: "the generation has no output"}
 	}
