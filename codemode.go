@@ -223,7 +223,8 @@ func codeEngine(e CodeEngine) (CodeEngine, error) {
 // checkCodeEngines fails a generation whose code mode tools have no engine,
 // before any model call.
 func checkCodeEngines(idx *toolIndex) error {
-	for _, nt := range idx.tools {
+	for _, i := range idx.callers {
+		nt := idx.tools[i]
 		if def := nt.Tool.core().caller; def != nil && def.check != nil {
 			if err := def.check(); err != nil {
 				return &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf("tool %q: %v", nt.Name, err)}

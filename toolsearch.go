@@ -176,6 +176,7 @@ func (c *searchConfig) index(catalog []SearchCandidate) *rankIndex {
 // candidates whose name (weight 2) or description (weight 1) contains it.
 type rankIndex struct {
 	catalog []SearchCandidate
+	src     *SearchCandidate // the first element of the catalog it was built from
 	// postings maps a word to entries candidate<<2 | weight.
 	postings map[string][]uint32
 }
@@ -183,6 +184,10 @@ type rankIndex struct {
 func (x *rankIndex) matches(catalog []SearchCandidate) bool {
 	if len(x.catalog) != len(catalog) {
 		return false
+	}
+	if len(catalog) > 0 && &catalog[0] == x.src {
+		// The catalog the index was built from, which is never modified.
+		return true
 	}
 	for i := range catalog {
 		if x.catalog[i] != catalog[i] {
@@ -194,6 +199,9 @@ func (x *rankIndex) matches(catalog []SearchCandidate) bool {
 
 func buildRankIndex(catalog []SearchCandidate) *rankIndex {
 	x := &rankIndex{catalog: slices.Clone(catalog), postings: map[string][]uint32{}}
+	if len(catalog) > 0 {
+		x.src = &catalog[0]
+	}
 	var words []string
 	for i, c := range catalog {
 		weights := map[string]uint32{}
@@ -229,7 +237,10 @@ func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []st
 		*sp = scores
 	}
 	scores = scores[:len(catalog)]
-	var touched []int32
+	tp := touchedPool.Get().(*[]int32)
+	defer touchedPool.Put(tp)
+	touched := (*tp)[:0]
+	defer func() { *tp = touched[:0] }()
 	for _, t := range terms {
 		for _, p := range x.postings[t] {
 			i := int32(p >> 2)
@@ -239,18 +250,79 @@ func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []st
 			scores[i] += int32(p&2) + int32(p&1)
 		}
 	}
+	// The best max candidates: by score, then in catalog order. Scores
+	// are small, so the cut-off score is found by counting, and only the
+	// candidates above it (and as many at it as fit) are sorted.
+	names := x.top(touched, scores, max, len(terms))
+	for _, i := range touched {
+		scores[i] = 0
+	}
+	return names
+}
+
+// top returns the names of the best max of the touched candidates.
+func (x *rankIndex) top(touched, scores []int32, max, terms int) []string {
+	if max <= 0 || len(touched) == 0 {
+		return nil
+	}
+	if len(touched) > max {
+		// Each term adds at most 3 (2 for the name, 1 for the description).
+		var countBuf [64]int
+		counts := countBuf[:]
+		if n := 3*terms + 1; n > len(counts) {
+			counts = make([]int, n)
+		}
+		for _, i := range touched {
+			counts[scores[i]]++
+		}
+		cut, above := 0, 0
+		for sc := len(counts) - 1; sc > 0; sc-- {
+			if above+counts[sc] >= max {
+				cut = sc
+				break
+			}
+			above += counts[sc]
+		}
+		// Keep everything above the cut and, in catalog order, as many
+		// at it as fit.
+		kept := make([]int32, 0, max)
+		for _, i := range touched {
+			if scores[i] > int32(cut) {
+				kept = append(kept, i)
+			}
+		}
+		// The lowest indexes at the cut, kept sorted in a buffer of the
+		// room left.
+		room := max - len(kept)
+		at := make([]int32, 0, room)
+		for _, i := range touched {
+			if scores[i] != int32(cut) {
+				continue
+			}
+			if len(at) == room && i > at[room-1] {
+				continue
+			}
+			j, _ := slices.BinarySearch(at, i)
+			if len(at) < room {
+				at = append(at, 0)
+			}
+			copy(at[j+1:], at[j:])
+			at[j] = i
+		}
+		touched = append(kept, at...)
+	}
 	slices.SortFunc(touched, func(a, b int32) int {
 		if scores[a] != scores[b] {
 			return int(scores[b] - scores[a])
 		}
 		return int(a - b)
 	})
-	var names []string
+	names := make([]string, 0, min(max, len(touched)))
 	for _, i := range touched {
-		if len(names) < max {
-			names = append(names, catalog[i].Name)
+		if len(names) == max {
+			break
 		}
-		scores[i] = 0
+		names = append(names, x.catalog[i].Name)
 	}
 	return names
 }
@@ -268,6 +340,8 @@ func Ranking(query string, candidates []SearchCandidate) []string {
 // following ASCII upper-case letter, the text is lower-cased with full
 // Unicode rules, and the words are the runs of Unicode letters and numbers.
 func Tokenize(text string) []string { return tokenize(text, nil) }
+
+var touchedPool = sync.Pool{New: func() any { s := make([]int32, 0, 256); return &s }}
 
 var lowerPool = sync.Pool{New: func() any { c := cases.Lower(language.Und); return &c }}
 

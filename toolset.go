@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -57,7 +58,9 @@ type toolIndex struct {
 	// dynamicDescriptions is true when a deferred tool's description is a
 	// function (its catalog entry must be resolved per step).
 	dynamicDescriptions bool
-	err                 error
+	// callers lists the tools that call other tools (code mode).
+	callers []int
+	err     error
 
 	catalogOnce sync.Once
 	catalog     []SearchCandidate // deferred tools with static descriptions
@@ -158,6 +161,15 @@ func sameTools(a, b Tools) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	if len(a) == 0 {
+		return true
+	}
+	// The same tools under the same name strings are the same bytes: one
+	// memory comparison decides the common case of a set used again.
+	size := int(unsafe.Sizeof(a[0])) * len(a)
+	if string(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), size)) == string(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), size)) {
+		return true
+	}
 	for i := range a {
 		if a[i].Tool != b[i].Tool || a[i].Name != b[i].Name {
 			return false
@@ -183,6 +195,9 @@ func buildIndex(tools Tools) *toolIndex {
 		}
 		x.byName[nt.Name] = i
 		c := nt.Tool.core()
+		if c.caller != nil {
+			x.callers = append(x.callers, i)
+		}
 		if c.deferLoading || c.search != nil {
 			x.relevant = true
 		}
