@@ -65,6 +65,10 @@ type Settings struct {
 	// StreamUsage asks streaming responses to end with a usage chunk
 	// (stream_options.include_usage).
 	StreamUsage bool
+	// WrapToolErrors sends error tool results as {"error": <value>}, so that
+	// the model can tell a failed call from a result (OpenAI's own API);
+	// without it they are sent like other results.
+	WrapToolErrors bool
 	// SendReasoning sends assistant reasoning back as "reasoning_content".
 	SendReasoning bool
 	// EarlyStreamErrors turns an error frame that arrives before any output

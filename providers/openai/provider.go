@@ -102,6 +102,7 @@ func (p *Provider) Chat(modelID string) provider.LanguageModel {
 		ModelRules:        true,
 		StructuredOutputs: true,
 		StreamUsage:       true,
+		WrapToolErrors:    true,
 		EarlyStreamErrors: true,
 		SupportedURLs:     map[string][]*regexp.Regexp{"image/*": {httpURL}},
 	})

@@ -115,6 +115,7 @@ func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, er
 		previous:        o.PreviousResponseID != nil,
 		passThroughFile: o.PassThroughUnsupportedFiles,
 		names:           names,
+		outputSchema:    outputSchemaTools(opts.Tools),
 		toolSearch:      call.toolSearch,
 	})
 	if err != nil {
