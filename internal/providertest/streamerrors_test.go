@@ -137,7 +137,8 @@ func TestStreamConnectionDropped(t *testing.T) {
 			var apiErr *provider.APICallError
 			if assert.ErrorAs(t, errs[0], &apiErr) {
 				assert.True(t, apiErr.Retryable)
-				assert.Zero(t, apiErr.StatusCode)
+				assert.Equal(t, http.StatusOK, apiErr.StatusCode, "the status of the response that broke")
+				assert.Contains(t, apiErr.Message, "cut off")
 			}
 		})
 	}

@@ -103,7 +103,6 @@ func (p *Provider) Chat(modelID string) provider.LanguageModel {
 		StructuredOutputs: true,
 		StreamUsage:       true,
 		WrapToolErrors:    true,
-		EarlyStreamErrors: true,
 		SupportedURLs:     map[string][]*regexp.Regexp{"image/*": {httpURL}},
 	})
 }
