@@ -124,6 +124,10 @@ func Post(ctx context.Context, r Request) (*Response, error) {
 	}
 	defer resp.Body.Close()
 	respBody, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if ctx.Err() != nil {
+		// The call was cancelled while the error body arrived.
+		return nil, context.Cause(ctx)
+	}
 	msg := ""
 	if len(respBody) > 0 && r.ErrorMessage != nil {
 		msg = r.ErrorMessage(respBody)
