@@ -65,31 +65,44 @@ func (e *elider) write(p []byte) {
 }
 
 // scanString consumes string bytes up to and including the closing quote
-// and returns how many it consumed.
+// and returns how many it consumed. It searches for quotes with
+// bytes.IndexByte, so that long strings are skipped quickly.
 func (e *elider) scanString(p []byte) int {
-	i := 0
-	for i < len(p) {
-		if e.escaped {
-			e.escaped = false
-			i++
-			continue
+	start := 0
+	if e.escaped {
+		if len(p) == 0 {
+			return 0
 		}
-		j := bytes.IndexAny(p[i:], `"\`)
-		if j < 0 {
-			break
-		}
-		i += j
-		if p[i] == '\\' {
-			e.escaped = true
-			i++
-			continue
-		}
-		e.keep(p[:i+1])
-		e.endString()
-		return i + 1
+		// The previous piece ended with a backslash: p[0] is escaped.
+		e.escaped = false
+		start = 1
 	}
-	e.keep(p)
-	return len(p)
+	for {
+		j := bytes.IndexByte(p[start:], '"')
+		if j < 0 {
+			e.escaped = oddBackslashes(p[start:])
+			e.keep(p)
+			return len(p)
+		}
+		q := start + j
+		if oddBackslashes(p[start:q]) {
+			start = q + 1
+			continue
+		}
+		e.keep(p[:q+1])
+		e.endString()
+		return q + 1
+	}
+}
+
+// oddBackslashes reports whether b ends with an odd number of backslashes,
+// which escape the byte that follows.
+func oddBackslashes(b []byte) bool {
+	n := 0
+	for i := len(b) - 1; i >= 0 && b[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 // keep adds string bytes, giving up on the string once it is too long.

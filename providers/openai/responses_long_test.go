@@ -13,6 +13,7 @@ import (
 
 	"github.com/aisdkgo/ai/internal/openaichat/replay"
 	"github.com/aisdkgo/ai/provider"
+	"github.com/aisdkgo/ai/providers/openai"
 )
 
 // longText is more than the 16 MiB a stream line may hold, so that the
@@ -141,5 +142,27 @@ func TestResponsesLongEventsThatCannotBeShortened(t *testing.T) {
 			assert.Contains(t, apiErr.Message, "16 MiB")
 			assert.Equal(t, "Hi.", replay.Text(parts))
 		})
+	}
+}
+
+func TestEventType(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	tests := []struct {
+		data string
+		want string
+	}{
+		{` {"type":"response.completed","response":{}}`, "response.completed"},
+		{`{"item":{"type":"message","text":"a\"b\\"},"list":[{"type":"x"}],"type" : "response.output_item.done"}`, "response.output_item.done"},
+		{`{"text":"` + long + `","type":"response.output_text.done","text2":"` + long, "response.output_text.done"},
+		{`{"text":"` + long, ""},
+		{`{"type":1}`, ""},
+		{`["type","x"]`, ""},
+		{`{"a":{"type":"inner"}}`, ""},
+	}
+	for _, tt := range tests {
+		got, ok := openai.EventType([]byte(tt.data))
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("eventType(%.60q) = %q, %v; want %q", tt.data, got, ok, tt.want)
+		}
 	}
 }

@@ -110,25 +110,93 @@ func repeatsOutput(head []byte) bool {
 	if !ok {
 		return false
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
+	typ, ok := eventType(data)
+	return ok && slices.Contains(repeatEvents, typ)
+}
+
+// eventType returns the "type" member of the JSON object that data begins
+// with (data may be cut off after it). Other members are skipped without
+// being decoded, strings with bytes.IndexByte, so that a long one costs
+// little.
+func eventType(data []byte) (string, bool) {
+	depth := 0
+	expectKey := false
+	for i := 0; i < len(data); {
+		switch c := data[i]; c {
+		case '"':
+			end, ok := stringEnd(data, i)
+			if !ok {
+				return "", false
+			}
+			if depth == 1 && expectKey && string(data[i+1:end-1]) == "type" {
+				j := skipSpace(data, end)
+				if j >= len(data) || data[j] != ':' {
+					return "", false
+				}
+				k := skipSpace(data, j+1)
+				if k >= len(data) || data[k] != '"' {
+					return "", false
+				}
+				vend, ok := stringEnd(data, k)
+				var typ string
+				if !ok || json.Unmarshal(data[k:vend], &typ) != nil {
+					return "", false
+				}
+				return typ, true
+			}
+			expectKey = false
+			i = end
+			continue
+		case '{', '[':
+			if depth == 0 && c != '{' {
+				return "", false
+			}
+			depth++
+			expectKey = depth == 1
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return "", false
+			}
+		case ',':
+			expectKey = depth == 1
+		case ' ', '\t', '\r', '\n', ':':
+		default:
+			if depth == 0 {
+				return "", false
+			}
+		}
+		i++
 	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return false
+	return "", false
+}
+
+// stringEnd returns the index after the closing quote of the JSON string
+// that starts at data[i].
+func stringEnd(data []byte, i int) (int, bool) {
+	for j := i + 1; j < len(data); {
+		q := bytes.IndexByte(data[j:], '"')
+		if q < 0 {
+			return 0, false
 		}
-		if key == "type" {
-			var typ string
-			return dec.Decode(&typ) == nil && slices.Contains(repeatEvents, typ)
+		q += j
+		n := 0
+		for k := q - 1; k > i && data[k] == '\\'; k-- {
+			n++
 		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return false
+		if n%2 == 0 {
+			return q + 1, true
 		}
+		j = q + 1
 	}
-	return false
+	return 0, false
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 // ongoingCall is a tool call whose item has been announced but not finished.
