@@ -3,6 +3,7 @@ package ai
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // ApprovalKind is a decision about a tool call.
@@ -111,4 +112,78 @@ func (r RepairRequest) InputSchema(toolName string) json.RawMessage {
 type RepairedCall struct {
 	ToolName string
 	Input    string
+}
+
+// decideApproval resolves the approval status of a valid call. It returns
+// nil when no approval applies; a request alone when the call waits for a
+// person; a request and a response when a policy decided.
+func (r *run) decideApproval(s *step, e *stepEntry, call ToolCall) (*ToolApprovalRequest, *ToolApprovalResponse, error) {
+	status, err := r.approvalStatus(s.ctx, s, e, call, s.messages)
+	if err != nil || status.Kind == ApprovalNotApplicable {
+		return nil, nil, err
+	}
+	req := &ToolApprovalRequest{ApprovalID: r.newID(), ToolCall: call}
+	switch status.Kind {
+	case ApprovalRequired:
+		req.Reason = status.Reason
+		return req, nil, nil
+	case ApprovalApproved, ApprovalDenied:
+		req.IsAutomatic = true
+		return req, &ToolApprovalResponse{
+			ApprovalID:       req.ApprovalID,
+			ToolCall:         call,
+			Approved:         status.Kind == ApprovalApproved,
+			Reason:           status.Reason,
+			ProviderExecuted: call.ProviderExecuted,
+		}, nil
+	}
+	return nil, nil, fmt.Errorf("unknown approval kind %d", status.Kind)
+}
+
+// approvalStatus applies the approval policy to a call: ToolApproval's
+// Decide, else its rule for the tool, else its Default, else the tool's
+// deprecated NeedsApproval. It is the one place where the policy is read,
+// for direct, resumed and routed calls alike.
+func (r *run) approvalStatus(ctx context.Context, s *step, e *stepEntry, call ToolCall, messages []Message) (status ApprovalStatus, err error) {
+	ta := r.opts.ToolApproval
+	c := e.exec.core()
+	defer func() {
+		if v := recover(); v != nil {
+			err = &ToolExecutionError{ToolName: call.ToolName, ToolCallID: call.ToolCallID, Panic: v}
+		}
+	}()
+	if ta != nil && ta.Decide != nil {
+		tctx, _ := r.toolContext(s, call.ToolName, e.exec)
+		return ta.Decide(ctx, ApprovalRequest{ToolCall: call, Messages: messages, ToolContext: tctx, RuntimeContext: r.runtimeContext})
+	}
+	var rule *ApprovalRule
+	if ta != nil {
+		if rl, ok := ta.Tools[call.ToolName]; ok {
+			rule = &rl
+		} else if ta.Default != nil {
+			rule = ta.Default
+		}
+	}
+	if rule != nil {
+		if rule.Func == nil {
+			return rule.Status, nil
+		}
+		tctx, err := r.toolContext(s, call.ToolName, e.exec)
+		if err != nil {
+			return NotApplicable, err
+		}
+		return rule.Func(ctx, call.Input, ApprovalRequest{ToolCall: call, Messages: messages, ToolContext: tctx, RuntimeContext: r.runtimeContext})
+	}
+	if c.needsApproval != nil {
+		tctx, err := r.toolContext(s, call.ToolName, e.exec)
+		if err != nil {
+			return NotApplicable, err
+		}
+		need, err := c.needsApproval(ctx, call.value, ApprovalOptions{ToolCallID: call.ToolCallID, Messages: messages, Context: tctx})
+		if err != nil || !need {
+			return NotApplicable, err
+		}
+		return RequiresApproval, nil
+	}
+	return NotApplicable, nil
 }

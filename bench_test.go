@@ -11,6 +11,7 @@ import (
 
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/provider"
+	_ "github.com/aisdkgo/ai/quickjs"
 )
 
 // benchModel answers step n with responses[n], without recording calls, so

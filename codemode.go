@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/aisdkgo/ai/internal/sandbox"
 	"github.com/aisdkgo/ai/internal/tsgen"
 )
 
@@ -31,7 +32,8 @@ const (
 )
 
 // CodeModeLimits bound one program run. Zero fields take the defaults in
-// parentheses.
+// parentheses; the engine's documentation lists every limit with the error
+// code it fails with.
 type CodeModeLimits struct {
 	// Timeout is the wall-clock limit, tool calls included (30s).
 	Timeout time.Duration
@@ -56,15 +58,6 @@ type CodeModeLimits struct {
 	MaxConcurrentToolCalls int
 }
 
-func (l CodeModeLimits) sandbox() sandbox.Limits {
-	return sandbox.Limits{
-		Timeout: l.Timeout, MemoryBytes: l.MemoryBytes, StackBytes: l.StackBytes,
-		MaxSourceBytes: l.MaxSourceBytes, MaxResultBytes: l.MaxResultBytes, MaxConsoleBytes: l.MaxConsoleBytes,
-		MaxToolInputBytes: l.MaxToolInputBytes, MaxToolOutputBytes: l.MaxToolOutputBytes,
-		MaxToolCalls: l.MaxToolCalls, MaxConcurrentToolCalls: l.MaxConcurrentToolCalls,
-	}
-}
-
 // CodeModeOptions configure [CodeMode].
 type CodeModeOptions struct {
 	// Discovery says how the model learns the callable tools.
@@ -74,26 +67,56 @@ type CodeModeOptions struct {
 	// Console, when set, receives the programs' console output, one line at
 	// a time ("stdout" or "stderr"). The output is never shown to the model.
 	Console func(stream, line string)
-	// Approve, when set, decides calls of tools that need approval (their
-	// NeedsApproval says so); without it such calls fail inside the program.
+	// Approve, when set, decides the calls that the generation's approval
+	// policy ([GenerateTextOptions.ToolApproval], or a tool's deprecated
+	// NeedsApproval) leaves to a person; without it such calls fail inside
+	// the program with [CodeModeToolApprovalRequired].
 	Approve func(ctx context.Context, toolName string, input json.RawMessage) (ApprovalStatus, error)
+	// Engine runs the programs. Nil means the engine registered with
+	// [RegisterCodeEngine], which importing github.com/aisdkgo/ai/quickjs
+	// does.
+	Engine CodeEngine
 }
 
 // The error codes of code mode; see [CodeModeError].
 const (
-	CodeModeErrorCode                 = sandbox.CodeError
-	CodeModeSerializationError        = sandbox.CodeSerialization
-	CodeModeTimeout                   = sandbox.CodeTimeout
-	CodeModeAborted                   = sandbox.CodeAborted
-	CodeModeSourceTooLarge            = sandbox.CodeSourceTooLarge
-	CodeModeBridgeLimit               = sandbox.CodeBridgeLimit
-	CodeModeDetachedBridgeRequest     = sandbox.CodeDetachedBridgeRequest
-	CodeModeToolError                 = sandbox.CodeToolError
-	CodeModeHostToolError             = sandbox.CodeHostToolError
-	CodeModeMemoryLimit               = sandbox.CodeMemoryLimit
-	CodeModeUserError                 = sandbox.CodeUserError
-	CodeModeToolApprovalRequired      = "CODE_MODE_TOOL_APPROVAL_REQUIRED"
-	CodeModeToolApprovalDenied        = "CODE_MODE_TOOL_APPROVAL_DENIED"
+	// CodeModeErrorCode is the generic code: invalid limits, engine
+	// failures, a program that can never finish.
+	CodeModeErrorCode = "CODE_MODE_ERROR"
+	// CodeModeSerializationError reports a value that could not cross the
+	// JSON boundary.
+	CodeModeSerializationError = "CODE_MODE_SERIALIZATION_ERROR"
+	// CodeModeTimeout reports that Limits.Timeout ran out.
+	CodeModeTimeout = "CODE_MODE_TIMEOUT"
+	// CodeModeAborted reports that the context ended the run.
+	CodeModeAborted = "CODE_MODE_ABORTED"
+	// CodeModeSourceTooLarge reports a program over Limits.MaxSourceBytes.
+	CodeModeSourceTooLarge = "CODE_MODE_SOURCE_TOO_LARGE"
+	// CodeModeBridgeLimit reports too many tool calls in total or at once.
+	CodeModeBridgeLimit = "CODE_MODE_BRIDGE_LIMIT"
+	// CodeModeDetachedBridgeRequest reports a tool call the program did not
+	// wait for.
+	CodeModeDetachedBridgeRequest = "CODE_MODE_DETACHED_BRIDGE_REQUEST"
+	// CodeModeToolError reports a tool call the library refused: an unknown
+	// tool or invalid input.
+	CodeModeToolError = "CODE_MODE_TOOL_ERROR"
+	// CodeModeHostToolError is what a program sees when a tool failed; the
+	// tool's own error is not shown to the program.
+	CodeModeHostToolError = "CODE_MODE_HOST_TOOL_ERROR"
+	// CodeModeMemoryLimit reports that the program ran out of memory.
+	CodeModeMemoryLimit = "CODE_MODE_MEMORY_LIMIT"
+	// CodeModeUserError reports an exception the program threw and did not
+	// catch, syntax errors included.
+	CodeModeUserError = "CODE_MODE_USER_ERROR"
+	// CodeModeConcurrencyLimit reports a run refused because too many runs
+	// were in progress in the process.
+	CodeModeConcurrencyLimit = "CODE_MODE_CONCURRENCY_LIMIT"
+	// CodeModeToolApprovalRequired reports a call that needs approval that
+	// nobody gave.
+	CodeModeToolApprovalRequired = "CODE_MODE_TOOL_APPROVAL_REQUIRED"
+	// CodeModeToolApprovalDenied reports a call whose approval was denied.
+	CodeModeToolApprovalDenied = "CODE_MODE_TOOL_APPROVAL_DENIED"
+
 	codeModeToolApprovalRequiredName  = "CodeModeToolApprovalRequiredError"
 	codeModeToolApprovalDeniedName    = "CodeModeToolApprovalDeniedError"
 	codeModeToolErrorName             = "CodeModeToolError"
@@ -103,6 +126,10 @@ const (
 // CodeModeError is the failure of a program run, with a stable Code (one of
 // the CodeMode* constants). As a tool error, the model reads it as
 // "<Name>: <Message>".
+//
+// A [CodeProgram]'s CallTool returns a CodeModeError to refuse a call with
+// a code the program may inspect; the program sees Name, Message, Code and
+// Details.
 type CodeModeError struct {
 	Code    string
 	Name    string
@@ -118,14 +145,6 @@ func (e *CodeModeError) Error() string { return e.Name + ": " + e.Message }
 // Unwrap returns e.Cause.
 func (e *CodeModeError) Unwrap() error { return e.Cause }
 
-func codeModeError(err error) error {
-	var se *sandbox.Error
-	if !errors.As(err, &se) {
-		return err
-	}
-	return &CodeModeError{Code: se.Code, Name: se.DisplayName(), Message: se.Message, Details: se.Details, Cause: se.Cause}
-}
-
 // ConsoleLine is one line a program wrote to its console.
 type ConsoleLine struct {
 	Stream string // "stdout" or "stderr"
@@ -139,6 +158,79 @@ type CodeModeResult struct {
 	Value json.RawMessage
 	// Console holds the console lines kept within the limit.
 	Console []ConsoleLine
+}
+
+// CodeEngine runs code mode programs in an isolated, limited JavaScript
+// environment. Package github.com/aisdkgo/ai/quickjs provides one; the core
+// package links no JavaScript engine, so that programs without code mode do
+// not pay for it.
+type CodeEngine interface {
+	// Run runs one program. A failed run returns a *CodeModeError.
+	Run(ctx context.Context, p CodeProgram) (*CodeModeResult, error)
+}
+
+// CodeProgram is one program run.
+type CodeProgram struct {
+	// Source is the program: JavaScript or TypeScript, the body of an
+	// async function.
+	Source string
+	// Limits bound the run.
+	Limits CodeModeLimits
+	// Console, when set, receives each console line kept within the limit.
+	Console func(stream, line string)
+	// CallTool runs a tool call of the program. A returned *CodeModeError
+	// is shown to the program as it is; any other error is redacted to
+	// [CodeModeHostToolError].
+	CallTool func(ctx context.Context, call CodeToolCall) (json.RawMessage, error)
+}
+
+// CodeToolCall is one tool call a program makes.
+type CodeToolCall struct {
+	// Seq numbers the calls of a run from 1, in dispatch order.
+	Seq int
+	// Name is the tool's name.
+	Name string
+	// Input is the call's argument as JSON.
+	Input json.RawMessage
+}
+
+var defaultCodeEngine atomic.Pointer[CodeEngine]
+
+// RegisterCodeEngine makes e the engine of code mode tools and
+// [RunCodeMode] calls that name none. Importing
+// github.com/aisdkgo/ai/quickjs registers its engine.
+func RegisterCodeEngine(e CodeEngine) {
+	if e == nil {
+		defaultCodeEngine.Store(nil)
+		return
+	}
+	defaultCodeEngine.Store(&e)
+}
+
+// ErrNoCodeEngine is returned when code mode runs without an engine.
+var ErrNoCodeEngine = errors.New("ai: code mode needs a JavaScript engine: import github.com/aisdkgo/ai/quickjs (or set CodeModeOptions.Engine)")
+
+func codeEngine(e CodeEngine) (CodeEngine, error) {
+	if e != nil {
+		return e, nil
+	}
+	if p := defaultCodeEngine.Load(); p != nil {
+		return *p, nil
+	}
+	return nil, ErrNoCodeEngine
+}
+
+// checkCodeEngines fails a generation whose code mode tools have no engine,
+// before any model call.
+func checkCodeEngines(idx *toolIndex) error {
+	for _, nt := range idx.tools {
+		if def := nt.Tool.core().caller; def != nil && def.check != nil {
+			if err := def.check(); err != nil {
+				return &InvalidArgumentError{Parameter: "Tools", Message: fmt.Sprintf("tool %q: %v", nt.Name, err)}
+			}
+		}
+	}
+	return nil
 }
 
 type codeInput struct {
@@ -167,8 +259,9 @@ const codeNamesConversation = "of the most recent code mode capability update."
 
 // CodeMode returns a code mode tool: the model writes a program that calls
 // other tools through a global `tools` object, and the program runs in an
-// isolated, limited JavaScript sandbox inside this process. Route tools to
-// it with [GenerateTextOptions.ToolCallers]:
+// isolated, limited JavaScript engine ([CodeEngine]; import
+// github.com/aisdkgo/ai/quickjs for the default one). Route tools to it with
+// [GenerateTextOptions.ToolCallers]:
 //
 //	Tools: ai.Tools{{Name: "code", Tool: ai.CodeMode(nil)}, {Name: "getForecast", Tool: forecast}},
 //	ToolCallers: []ai.CallerRoute{{Tool: "getForecast", Callers: []string{"code"}}},
@@ -177,6 +270,10 @@ const codeNamesConversation = "of the most recent code mode capability update."
 // only if its route also lists [DirectCall]. Programs can search for
 // deferred tools through a routed [ToolSearch] in [DiscoveryConversation]
 // mode; the tools found become callable from the next step's programs.
+//
+// A program's tool calls run like the model's: their input is validated,
+// the generation's approval policy applies (see [CodeModeOptions.Approve]),
+// and per-tool timeouts and the execution callbacks apply too.
 //
 // A failed run (an uncaught exception, a limit, a failed tool call the
 // program did not catch) is a tool error the model sees as
@@ -188,7 +285,13 @@ func CodeMode(opts *CodeModeOptions) *FunctionTool {
 		o = *opts
 	}
 	t := o.bound(binding{})
-	def := &callerDef{bind: func(b binding) Tool { return o.bound(b) }}
+	def := &callerDef{
+		bind: func(b binding) Tool { return o.bound(b) },
+		check: func() error {
+			_, err := codeEngine(o.Engine)
+			return err
+		},
+	}
 	if o.Discovery == DiscoveryConversation {
 		def.modelMessage = func(b binding) string { return catalogMessage(b) }
 	}
@@ -244,99 +347,244 @@ func catalogMessage(b binding) string {
 
 // run executes a program with the bound tools.
 func (o CodeModeOptions) run(ctx context.Context, js string, b binding, eo ToolExecutionOptions) (*CodeModeResult, error) {
+	eng, err := codeEngine(o.Engine)
+	if err != nil {
+		return nil, err
+	}
 	outer := eo.ToolCallID
-	res, err := sandbox.Run(ctx, sandbox.Options{
+	return eng.Run(ctx, CodeProgram{
 		Source:  js,
-		Limits:  o.Limits.sandbox(),
+		Limits:  o.Limits,
 		Console: o.Console,
-		CallTool: func(ctx context.Context, call sandbox.ToolCall) (json.RawMessage, error) {
+		CallTool: func(ctx context.Context, call CodeToolCall) (json.RawMessage, error) {
 			nested := eo
 			nested.ToolCallID = outer + ":tool-" + strconv.Itoa(call.Seq)
-			return o.callTool(ctx, b, call, nested)
+			if b.invoke == nil {
+				return nil, unknownRoutedTool(call.Name, []string{})
+			}
+			return b.invoke(ctx, call.Name, call.Input, nested, o.Approve)
 		},
 	})
-	if err != nil {
-		return nil, codeModeError(err)
-	}
-	out := &CodeModeResult{Value: res.Value}
-	for _, l := range res.Console {
-		out.Console = append(out.Console, ConsoleLine{Stream: l.Stream, Text: l.Text})
-	}
-	return out, nil
 }
 
-// callTool runs one tool call of a program.
-func (o CodeModeOptions) callTool(ctx context.Context, b binding, call sandbox.ToolCall, eo ToolExecutionOptions) (json.RawMessage, error) {
-	if b.invoke == nil {
-		return nil, &sandbox.Error{Code: sandbox.CodeToolError, Name: codeModeToolErrorName,
-			Message: "Unknown tool: " + call.Name, Details: map[string]any{"toolName": call.Name, "availableTools": []string{}}}
-	}
-	out, err := b.invoke(ctx, call.Name, call.Input, eo)
-	var ar *ApprovalRequiredError
-	if errors.As(err, &ar) && !ar.Denied && o.Approve != nil {
-		status, aerr := o.Approve(ctx, call.Name, call.Input)
-		switch {
-		case aerr != nil:
-			return nil, aerr
-		case status.Kind == ApprovalApproved:
-			out, err = b.invoke(withApproval(ctx), call.Name, call.Input, eo)
-		case status.Kind == ApprovalDenied:
-			err = &ApprovalRequiredError{ToolName: call.Name, Denied: true, Reason: status.Reason}
-		}
-	}
-	if err != nil {
-		return nil, toolCallError(call.Name, b, err)
-	}
-	if raw, ok := out.(json.RawMessage); ok {
-		return raw, nil
-	}
-	if sr, ok := out.(ToolSearchResult); ok {
-		return searchOutput(sr), nil
-	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return nil, &sandbox.Error{Code: sandbox.CodeSerialization, Message: fmt.Sprintf("the output of tool %q is not JSON-serializable: %v", call.Name, err)}
-	}
-	return data, nil
+func unknownRoutedTool(name string, available []string) *CodeModeError {
+	return &CodeModeError{Code: CodeModeToolError, Name: codeModeToolErrorName, Message: "Unknown tool: " + name,
+		Details: map[string]any{"toolName": name, "availableTools": available}}
 }
 
-// toolCallError turns the failure of a routed call into what the program
-// sees: the library's own errors keep their message and get a code; any
-// other error is redacted by the sandbox.
-func toolCallError(name string, b binding, err error) error {
-	var nst *NoSuchToolError
-	var iti *InvalidToolInputError
-	var ar *ApprovalRequiredError
-	switch {
-	case errors.As(err, &nst):
-		return &sandbox.Error{Code: sandbox.CodeToolError, Name: codeModeToolErrorName, Message: "Unknown tool: " + name,
-			Details: map[string]any{"toolName": name, "availableTools": b.routed.Names()}}
-	case errors.As(err, &iti):
-		return &sandbox.Error{Code: sandbox.CodeToolError, Name: codeModeToolErrorName,
-			Message: fmt.Sprintf("%s %q: %v", codeModeToolInputErrorDescription, name, iti.Cause)}
-	case errors.As(err, &ar) && ar.Denied:
-		msg := fmt.Sprintf("The call of tool %q was denied.", name)
-		if ar.Reason != "" {
-			msg += " " + ar.Reason
+// DirectCall is the caller name that lets the model call a tool directly,
+// in a [CallerRoute].
+const DirectCall = "AI_SDK_DIRECT_TOOL_CALL"
+
+// CallerRoute says who may call a tool: the model directly ([DirectCall])
+// and/or caller tools such as a code mode tool, by name. A tool without a
+// route may be called directly; a route with no callers hides the tool.
+type CallerRoute struct {
+	Tool    string
+	Callers []string
+}
+
+// callerDef is the hidden part of a tool that calls other tools.
+type callerDef struct {
+	// bind returns the executable caller for the tools routed to it.
+	bind func(b binding) Tool
+	// modelMessage, when set, keeps the provider-visible definition of the
+	// caller fixed and announces the routed tools in a user message
+	// instead; it returns "" for no message.
+	modelMessage func(b binding) string
+	// check, when set, reports why the caller cannot run at all.
+	check func() error
+}
+
+// approveFunc decides a routed call that the approval policy leaves to a
+// person.
+type approveFunc func(ctx context.Context, toolName string, input json.RawMessage) (ApprovalStatus, error)
+
+// binding is what a caller tool gets for a step: the tools routed to it and
+// the engine's way to run one of them.
+type binding struct {
+	routed Tools
+	// invoke runs a routed tool's call as the loop runs a direct call: the
+	// same validation, approval policy, timeout, callbacks and encoding.
+	invoke func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions, approve approveFunc) (json.RawMessage, error)
+	// describe resolves a routed tool's description for the step.
+	describe func(name string) string
+}
+
+// bindingFor builds the binding of a caller in a step.
+func (r *run) bindingFor(s *step, routed Tools) binding {
+	return binding{
+		routed: routed,
+		describe: func(name string) string {
+			t, ok := routed.Get(name)
+			if !ok {
+				return ""
+			}
+			ft, ok := t.(*FunctionTool)
+			if !ok {
+				return ""
+			}
+			d, err := describe(ft, name, s.tools.toolsContext[name], s.tools.sandbox)
+			if err != nil {
+				return ""
+			}
+			return d
+		},
+		invoke: func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions, approve approveFunc) (json.RawMessage, error) {
+			return r.invokeRouted(ctx, s, routed, name, input, opts, approve)
+		},
+	}
+}
+
+// invokeRouted runs a tool on behalf of a caller tool: it validates the
+// input, applies the approval policy (a call left to a person goes to
+// approve, or fails), and executes the call like a direct one. The result
+// is the output's JSON; failures are what the program sees.
+func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name string, input json.RawMessage, opts ToolExecutionOptions, approve approveFunc) (json.RawMessage, error) {
+	t, ok := routed.Get(name)
+	if !ok {
+		return nil, unknownRoutedTool(name, routed.Names())
+	}
+	e := &stepEntry{name: name, tool: t, exec: t}
+	c := t.core()
+	raw, value, err := c.parseInput(name, string(input), nil)
+	if err != nil {
+		var iti *InvalidToolInputError
+		if errors.As(err, &iti) {
+			return nil, &CodeModeError{Code: CodeModeToolError, Name: codeModeToolErrorName,
+				Message: fmt.Sprintf("%s %q: %v", codeModeToolInputErrorDescription, name, iti.Cause), Cause: err}
 		}
-		return &sandbox.Error{Code: CodeModeToolApprovalDenied, Name: codeModeToolApprovalDeniedName, Message: msg}
-	case errors.As(err, &ar):
-		return &sandbox.Error{Code: CodeModeToolApprovalRequired, Name: codeModeToolApprovalRequiredName,
+		return nil, err
+	}
+	call := ToolCall{ToolCallID: opts.ToolCallID, ToolName: name, Input: raw, Dynamic: t.Kind() == DynamicKind,
+		Title: c.title, ToolMetadata: c.metadata, value: value}
+	status, err := r.approvalStatus(ctx, s, e, call, opts.Messages)
+	if err != nil {
+		return nil, err
+	}
+	if status.Kind == ApprovalRequired && approve != nil {
+		if status, err = approve(ctx, name, raw); err != nil {
+			return nil, err
+		}
+	}
+	switch status.Kind {
+	case ApprovalRequired:
+		return nil, &CodeModeError{Code: CodeModeToolApprovalRequired, Name: codeModeToolApprovalRequiredName,
 			Message: fmt.Sprintf("Tool %q requires approval.", name)}
+	case ApprovalDenied:
+		msg := fmt.Sprintf("The call of tool %q was denied.", name)
+		if status.Reason != "" {
+			msg += " " + status.Reason
+		}
+		return nil, &CodeModeError{Code: CodeModeToolApprovalDenied, Name: codeModeToolApprovalDeniedName, Message: msg}
 	}
-	return err
+	if !c.executable() {
+		return nil, fmt.Errorf("tool %q cannot be executed here: it has no execute function", name)
+	}
+	out, err := r.executeCall(ctx, s, e, call, opts.Messages, func() {}, nil)
+	if err != nil {
+		return nil, err
+	}
+	switch out := out.(type) {
+	case ToolError:
+		return nil, out.Error
+	case ToolResult:
+		if out.outputJSON != nil {
+			return out.outputJSON, nil
+		}
+		return json.Marshal(out.Output)
+	}
+	return nil, fmt.Errorf("tool %q produced no outcome", name)
 }
 
-type approvedKey struct{}
-
-// withApproval marks a context whose call was approved by CodeModeOptions.Approve.
-func withApproval(ctx context.Context) context.Context {
-	return context.WithValue(ctx, approvedKey{}, true)
+// routing is the resolved ToolCallers option.
+type routing struct {
+	routes map[string][]string
+	order  []string // route keys in option order
 }
 
-func isApproved(ctx context.Context) bool {
-	v, _ := ctx.Value(approvedKey{}).(bool)
-	return v
+// resolveRouting checks the ToolCallers option against the tools.
+func resolveRouting(idx *toolIndex, routes []CallerRoute) (*routing, error) {
+	if len(routes) == 0 || len(idx.tools) == 0 {
+		return nil, nil
+	}
+	r := &routing{routes: map[string][]string{}}
+	for _, route := range routes {
+		if _, ok := idx.get(route.Tool); !ok {
+			return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("unknown tool %q", route.Tool)}
+		}
+		if _, dup := r.routes[route.Tool]; dup {
+			return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("tool %q is routed twice", route.Tool)}
+		}
+		for _, c := range route.Callers {
+			if c == DirectCall {
+				continue
+			}
+			t, ok := idx.get(c)
+			if !ok || t.core().caller == nil {
+				return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("tool %q has an invalid caller %q", route.Tool, c)}
+			}
+		}
+		callers := route.Callers
+		if callers == nil {
+			callers = []string{}
+		}
+		r.routes[route.Tool] = callers
+		r.order = append(r.order, route.Tool)
+	}
+	return r, nil
+}
+
+// callersOf returns who may call a tool: nil means direct only.
+func (r *routing) callersOf(name string) ([]string, bool) {
+	if r == nil {
+		return nil, false
+	}
+	c, ok := r.routes[name]
+	return c, ok
+}
+
+// routeCallers applies ToolCallers to a step: routed tools leave the model's
+// view unless also direct, and every caller tool is bound with the tools
+// routed to it (in the order of the ToolCallers option).
+func (r *run) routeCallers(s *step) {
+	st := s.tools
+	buckets := map[string]Tools{}
+	for _, name := range r.routing.order {
+		i := slices.IndexFunc(st.entries, func(e stepEntry) bool { return e.name == name })
+		if i < 0 {
+			continue
+		}
+		direct := false
+		for _, c := range r.routing.routes[name] {
+			if c == DirectCall {
+				direct = true
+				continue
+			}
+			if slices.IndexFunc(st.entries, func(e stepEntry) bool { return e.name == c }) < 0 {
+				continue
+			}
+			buckets[c] = append(buckets[c], NamedTool{Name: name, Tool: st.entries[i].exec})
+		}
+		st.entries[i].model = direct
+	}
+	for i := range st.entries {
+		e := &st.entries[i]
+		def := e.tool.core().caller
+		if def == nil {
+			continue
+		}
+		b := r.bindingFor(s, buckets[e.name])
+		e.exec = def.bind(b)
+		if !e.model {
+			continue
+		}
+		if def.modelMessage == nil {
+			e.tool = e.exec
+		} else if msg := def.modelMessage(b); msg != "" {
+			st.callerMessages = append(st.callerMessages, msg)
+		}
+	}
 }
 
 // RunCodeModeOptions configure [RunCodeMode].
@@ -350,28 +598,40 @@ type RunCodeModeOptions struct {
 	ToolCallID string
 	// ToolsContext holds one value per tool, as in a generation.
 	ToolsContext map[string]any
-	// Limits, Console and Approve work as in [CodeModeOptions].
+	// ToolApproval decides which calls need approval, as in a generation;
+	// calls it leaves to a person go to Approve.
+	ToolApproval *ToolApproval
+	// Limits, Console, Approve and Engine work as in [CodeModeOptions].
 	Limits  CodeModeLimits
 	Console func(stream, line string)
 	Approve func(ctx context.Context, toolName string, input json.RawMessage) (ApprovalStatus, error)
+	Engine  CodeEngine
+	// Observer, when set, watches the run as a call of a tool named "code"
+	// and the program's tool calls inside it; see [Observer].
+	Observer Observer
 }
 
 // RunCodeMode runs a program without a model, with the given tools callable
-// through `tools`. It returns a *CodeModeError when the run fails.
+// through `tools`. The calls run exactly as a code mode tool's do in a
+// generation. It returns a *CodeModeError when the run fails.
 func RunCodeMode(ctx context.Context, opts RunCodeModeOptions) (*CodeModeResult, error) {
 	idx := indexOf(opts.Tools)
 	if idx.err != nil {
 		return nil, idx.err
 	}
-	r := &run{opts: &GenerateTextOptions{Tools: opts.Tools}, idx: idx, ctx: ctx, newID: randomID}
-	st := &stepTools{exec: true, toolsContext: opts.ToolsContext}
-	for _, nt := range opts.Tools {
-		st.entries = append(st.entries, stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true})
+	if _, err := codeEngine(opts.Engine); err != nil {
+		return nil, err
 	}
-	o := CodeModeOptions{Limits: opts.Limits, Console: opts.Console, Approve: opts.Approve}
+	r := &run{opts: &GenerateTextOptions{Tools: opts.Tools, ToolsContext: opts.ToolsContext, ToolApproval: opts.ToolApproval, Observer: opts.Observer},
+		idx: idx, ctx: ctx, cancel: func() {}, eff: effectsFor(ctx, nil), toolsContext: opts.ToolsContext}
+	s := r.resumeStep()
+	o := CodeModeOptions{Limits: opts.Limits, Console: opts.Console, Approve: opts.Approve, Engine: opts.Engine}
 	id := opts.ToolCallID
 	if id == "" {
-		id = randomID()
+		id = r.eff.NewID()
 	}
-	return o.run(ctx, opts.JS, r.bindingFor(st, opts.Tools), ToolExecutionOptions{ToolCallID: id})
+	ctx, end := r.startTool(ctx, s, ToolCall{ToolCallID: id, ToolName: "code", Input: codeInputJSON(opts.JS)})
+	res, err := o.run(ctx, opts.JS, r.bindingFor(s, opts.Tools), ToolExecutionOptions{ToolCallID: id})
+	end(res, err)
+	return res, err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/aitest"
 	"github.com/aisdkgo/ai/provider"
+	_ "github.com/aisdkgo/ai/quickjs"
 )
 
 func codeCall(id, js string) provider.Content {

@@ -8,28 +8,74 @@ import (
 
 // ContentPart is a piece of a step's content: [Text], [Reasoning], [File],
 // [ReasoningFile], [Source], [Custom], [ToolCall], [ToolResult],
-// [ToolError], [ToolApprovalRequest] or [ToolApprovalResponse].
+// [ToolError], [ToolApprovalRequest] or [ToolApprovalResponse]. The union is
+// closed: only this package adds cases, so a type switch over the types
+// listed here sees every part.
 type ContentPart interface {
 	// ContentType returns the part's JSON discriminator, for example
 	// "tool-call".
 	ContentType() string
+	isContentPart()
 }
 
-// Model output that the loop passes on unchanged.
-type (
-	// Text is generated text.
-	Text = provider.Text
-	// Reasoning is generated reasoning.
-	Reasoning = provider.Reasoning
-	// File is a generated file.
-	File = provider.File
-	// ReasoningFile is a file generated while reasoning.
-	ReasoningFile = provider.ReasoningFile
-	// Source is a source the model used.
-	Source = provider.Source
-	// Custom is provider-specific output.
-	Custom = provider.Custom
+// Citation ties a span of text to a [Source].
+type Citation = provider.Citation
+
+// Text is generated text.
+type Text struct {
+	Text             string
+	Citations        []Citation
+	ProviderMetadata ProviderMetadata
+}
+
+// Reasoning is generated reasoning.
+type Reasoning struct {
+	Text             string
+	ProviderMetadata ProviderMetadata
+}
+
+// File is a generated file. Data is a [FileBytes] or a [FileURL].
+type File struct {
+	MediaType        string
+	Data             FileData
+	ProviderMetadata ProviderMetadata
+}
+
+// ReasoningFile is a file generated while reasoning.
+type ReasoningFile struct {
+	MediaType        string
+	Data             FileData
+	ProviderMetadata ProviderMetadata
+}
+
+// SourceType says what a [Source] points at.
+type SourceType = provider.SourceType
+
+// The source types.
+const (
+	SourceURL      = provider.SourceURL
+	SourceDocument = provider.SourceDocument
 )
+
+// Source is a source the model used: a URL or a document.
+type Source struct {
+	SourceType SourceType
+	ID         string
+	// URL is set for URL sources.
+	URL string
+	// MediaType and Filename are set for document sources.
+	MediaType        string
+	Filename         string
+	Title            string
+	ProviderMetadata ProviderMetadata
+}
+
+// Custom is provider-specific output identified by Kind
+// ("<provider>.<type>").
+type Custom struct {
+	Kind             string
+	ProviderMetadata ProviderMetadata
+}
 
 // ToolCall is a tool call of the model, after parsing and validation.
 type ToolCall struct {
@@ -71,6 +117,9 @@ type ToolResult struct {
 	Preliminary      bool
 	ToolMetadata     map[string]any
 	ProviderMetadata ProviderMetadata
+
+	// outputJSON is Output encoded for the model when the tool ran here.
+	outputJSON json.RawMessage
 }
 
 // ToolError is a failed tool call: an invalid call, an error or panic in
@@ -106,6 +155,24 @@ type ToolApprovalResponse struct {
 	ProviderExecuted bool
 }
 
+// ContentType returns "text".
+func (Text) ContentType() string { return "text" }
+
+// ContentType returns "reasoning".
+func (Reasoning) ContentType() string { return "reasoning" }
+
+// ContentType returns "file".
+func (File) ContentType() string { return "file" }
+
+// ContentType returns "reasoning-file".
+func (ReasoningFile) ContentType() string { return "reasoning-file" }
+
+// ContentType returns "source".
+func (Source) ContentType() string { return "source" }
+
+// ContentType returns "custom".
+func (Custom) ContentType() string { return "custom" }
+
 // ContentType returns "tool-call".
 func (ToolCall) ContentType() string { return "tool-call" }
 
@@ -120,6 +187,36 @@ func (ToolApprovalRequest) ContentType() string { return "tool-approval-request"
 
 // ContentType returns "tool-approval-response".
 func (ToolApprovalResponse) ContentType() string { return "tool-approval-response" }
+
+func (Text) isContentPart()                 {}
+func (Reasoning) isContentPart()            {}
+func (File) isContentPart()                 {}
+func (ReasoningFile) isContentPart()        {}
+func (Source) isContentPart()               {}
+func (Custom) isContentPart()               {}
+func (ToolCall) isContentPart()             {}
+func (ToolResult) isContentPart()           {}
+func (ToolError) isContentPart()            {}
+func (ToolApprovalRequest) isContentPart()  {}
+func (ToolApprovalResponse) isContentPart() {}
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (c Text) MarshalJSON() ([]byte, error) { return provider.Text(c).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (c Reasoning) MarshalJSON() ([]byte, error) { return provider.Reasoning(c).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (c File) MarshalJSON() ([]byte, error) { return provider.File(c).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (c ReasoningFile) MarshalJSON() ([]byte, error) { return provider.ReasoningFile(c).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (c Source) MarshalJSON() ([]byte, error) { return provider.Source(c).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (c Custom) MarshalJSON() ([]byte, error) { return provider.Custom(c).MarshalJSON() }
 
 // MarshalJSON writes the call in the TypeScript AI SDK's shape.
 func (c ToolCall) MarshalJSON() ([]byte, error) {
@@ -145,6 +242,10 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON writes the result in the TypeScript AI SDK's shape.
 func (r ToolResult) MarshalJSON() ([]byte, error) {
+	var output any = r.Output
+	if r.outputJSON != nil {
+		output = r.outputJSON
+	}
 	return json.Marshal(struct {
 		Type             string           `json:"type"`
 		ToolCallID       string           `json:"toolCallId"`
@@ -156,7 +257,7 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 		Preliminary      bool             `json:"preliminary,omitempty"`
 		ToolMetadata     map[string]any   `json:"toolMetadata,omitempty"`
 		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"tool-result", r.ToolCallID, r.ToolName, jsonOrNull(r.Input), r.Output, r.ProviderExecuted, r.Dynamic, r.Preliminary, r.ToolMetadata, r.ProviderMetadata})
+	}{"tool-result", r.ToolCallID, r.ToolName, jsonOrNull(r.Input), output, r.ProviderExecuted, r.Dynamic, r.Preliminary, r.ToolMetadata, r.ProviderMetadata})
 }
 
 // MarshalJSON writes the error in the TypeScript AI SDK's shape, the error
@@ -247,8 +348,15 @@ type OutputTokenDetails struct {
 	ReasoningTokens *int `json:"reasoningTokens,omitempty"`
 }
 
-// usageFrom converts provider usage.
-func usageFrom(u provider.Usage) Usage {
+// usageFrom converts provider usage; the total is kept in *total.
+func usageFrom(u provider.Usage, total *int) Usage {
+	t := u.InputTokens.Total
+	if t == nil {
+		t = u.OutputTokens.Total
+	} else if u.OutputTokens.Total != nil {
+		*total = *u.InputTokens.Total + *u.OutputTokens.Total
+		t = total
+	}
 	return Usage{
 		InputTokens: u.InputTokens.Total,
 		InputTokenDetails: InputTokenDetails{
@@ -261,7 +369,7 @@ func usageFrom(u provider.Usage) Usage {
 			TextTokens:      u.OutputTokens.Text,
 			ReasoningTokens: u.OutputTokens.Reasoning,
 		},
-		TotalTokens: addCounts(u.InputTokens.Total, u.OutputTokens.Total),
+		TotalTokens: t,
 		Raw:         u.Raw,
 	}
 }
@@ -340,9 +448,8 @@ func (a *usageSum) add(u Usage) {
 	}
 }
 
-// usage returns the sum; the counts share one allocation.
-func (a *usageSum) usage() Usage {
-	block := new([8]int)
+// usage returns the sum, its counts kept in block.
+func (a *usageSum) usage(block *[8]int) Usage {
 	ptr := func(i int) *int {
 		if !a.set[i] {
 			return nil

@@ -6,132 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/aisdkgo/ai/provider"
 )
-
-// DirectCall is the caller name that lets the model call a tool directly,
-// in a [CallerRoute].
-const DirectCall = "AI_SDK_DIRECT_TOOL_CALL"
-
-// CallerRoute says who may call a tool: the model directly ([DirectCall])
-// and/or caller tools such as a code mode tool, by name. A tool without a
-// route may be called directly; a route with no callers hides the tool.
-type CallerRoute struct {
-	Tool    string
-	Callers []string
-}
-
-// callerDef is the hidden part of a tool that calls other tools.
-type callerDef struct {
-	// bind returns the executable caller for the tools routed to it.
-	bind func(b binding) Tool
-	// modelMessage, when set, keeps the provider-visible definition of the
-	// caller fixed and announces the routed tools in a user message
-	// instead; it returns "" for no message.
-	modelMessage func(b binding) string
-}
-
-// binding is what a caller tool gets for a step: the tools routed to it and
-// the engine's way to run one of them.
-type binding struct {
-	routed Tools
-	// invoke validates the input of a routed tool and runs it, as the loop
-	// runs a direct call: the same parsing, validation and search.
-	invoke func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions) (any, error)
-	// describe resolves a routed tool's description for the step.
-	describe func(name string) string
-}
-
-// bindingFor builds the binding of a caller in a step.
-func (r *run) bindingFor(st *stepTools, routed Tools) binding {
-	return binding{
-		routed: routed,
-		describe: func(name string) string {
-			t, ok := routed.Get(name)
-			if !ok {
-				return ""
-			}
-			ft, ok := t.(*FunctionTool)
-			if !ok {
-				return ""
-			}
-			d, err := describe(ft, name, st.toolsContext[name], st.sandbox)
-			if err != nil {
-				return ""
-			}
-			return d
-		},
-		invoke: func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions) (any, error) {
-			return r.invokeRouted(ctx, st, routed, name, input, opts)
-		},
-	}
-}
-
-// ApprovalRequiredError reports a call, made by a caller tool such as code
-// mode, of a tool that needs approval.
-type ApprovalRequiredError struct {
-	ToolName string
-	// Denied is true when the call was denied rather than left waiting.
-	Denied bool
-	Reason string
-}
-
-// Error implements the error interface.
-func (e *ApprovalRequiredError) Error() string {
-	if e.Denied {
-		msg := fmt.Sprintf("the call of tool %q was denied", e.ToolName)
-		if e.Reason != "" {
-			msg += ": " + e.Reason
-		}
-		return msg
-	}
-	return fmt.Sprintf("tool %q needs approval and cannot be called from here", e.ToolName)
-}
-
-// invokeRouted runs a tool on behalf of a caller tool.
-func (r *run) invokeRouted(ctx context.Context, st *stepTools, routed Tools, name string, input json.RawMessage, opts ToolExecutionOptions) (any, error) {
-	t, ok := routed.Get(name)
-	if !ok {
-		return nil, &NoSuchToolError{ToolName: name, AvailableTools: routed.Names()}
-	}
-	c := t.core()
-	text, value, err := c.parseInput(name, string(input))
-	if err != nil {
-		return nil, err
-	}
-	tctx := st.toolsContext[name]
-	if c.context != nil {
-		if data, verr := c.context.validateValue(tctx); verr != nil {
-			return nil, &TypeValidationError{Value: data, Context: "tool context (" + name + ")", Cause: verr}
-		}
-	}
-	opts.Context = tctx
-	call := ToolCall{ToolCallID: opts.ToolCallID, ToolName: name, Input: text, value: value}
-	if c.needsApproval != nil && !isApproved(ctx) {
-		var need bool
-		err := guard(call, func() error {
-			var err error
-			need, err = c.needsApproval(ctx, value, ApprovalOptions{ToolCallID: opts.ToolCallID, Messages: opts.Messages, Context: tctx})
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		if need {
-			return nil, &ApprovalRequiredError{ToolName: name}
-		}
-	}
-	if c.search != nil {
-		in, _ := value.(searchInput)
-		return r.search(ctx, st, name, c.search, in.Query)
-	}
-	if c.execute == nil {
-		return nil, fmt.Errorf("tool %q cannot be executed here: it has no execute function", name)
-	}
-	return runTool(ctx, c, call, opts, nil)
-}
 
 // discovery is one generation's tool-search state: which deferred tools
 // were found. It lives for one GenerateText or StreamText call and is never
@@ -165,53 +45,6 @@ func (d *discovery) snapshot() map[string]struct{} {
 		m[k] = struct{}{}
 	}
 	return m
-}
-
-// routing is the resolved ToolCallers option.
-type routing struct {
-	routes map[string][]string
-	order  []string // route keys in option order
-}
-
-// resolveRouting checks the ToolCallers option against the tools.
-func resolveRouting(idx *toolIndex, routes []CallerRoute) (*routing, error) {
-	if len(routes) == 0 || len(idx.tools) == 0 {
-		return nil, nil
-	}
-	r := &routing{routes: map[string][]string{}}
-	for _, route := range routes {
-		if _, ok := idx.get(route.Tool); !ok {
-			return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("unknown tool %q", route.Tool)}
-		}
-		if _, dup := r.routes[route.Tool]; dup {
-			return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("tool %q is routed twice", route.Tool)}
-		}
-		for _, c := range route.Callers {
-			if c == DirectCall {
-				continue
-			}
-			t, ok := idx.get(c)
-			if !ok || t.core().caller == nil {
-				return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("tool %q has an invalid caller %q", route.Tool, c)}
-			}
-		}
-		callers := route.Callers
-		if callers == nil {
-			callers = []string{}
-		}
-		r.routes[route.Tool] = callers
-		r.order = append(r.order, route.Tool)
-	}
-	return r, nil
-}
-
-// callersOf returns who may call a tool: nil means direct only.
-func (r *routing) callersOf(name string) ([]string, bool) {
-	if r == nil {
-		return nil, false
-	}
-	c, ok := r.routes[name]
-	return c, ok
 }
 
 // checkSearchEligibility rejects search setups that cannot work: a deferred
@@ -328,7 +161,8 @@ func (st *stepTools) modelTools() Tools {
 // prepareTools builds a step's tools: active filter, then deferred tools
 // hidden until found, then caller routing, then the provider definitions in
 // tool order.
-func (r *run) prepareTools(st *stepTools, activeNames []string, activeSet bool, order []string, choice ToolChoice, toolsContext map[string]any, sandbox Sandbox) error {
+func (r *run) prepareTools(s *step, activeNames []string, activeSet bool, order []string, choice ToolChoice, toolsContext map[string]any, sandbox Sandbox) error {
+	st := s.tools
 	*st = stepTools{
 		choice:       choice.Normalized(),
 		toolsContext: toolsContext,
@@ -345,6 +179,20 @@ func (r *run) prepareTools(st *stepTools, activeNames []string, activeSet bool, 
 		for _, n := range activeNames {
 			st.active[n] = true
 		}
+	}
+	if !r.searchRelevant && r.routing == nil && !activeSet {
+		// Every tool, as registered: the index keeps these entries, and
+		// their provider list when no description depends on the step.
+		st.entries = r.idx.staticEntries()
+		if order == nil {
+			if defs := r.idx.staticDefs(); defs != nil {
+				st.defs = defs
+				return nil
+			}
+		}
+		defs, err := r.definitions(st, order)
+		st.defs = defs
+		return err
 	}
 	add := func(i int) {
 		nt := r.idx.tools[i]
@@ -379,7 +227,7 @@ func (r *run) prepareTools(st *stepTools, activeNames []string, activeSet bool, 
 		}
 	}
 	if r.routing != nil {
-		r.routeCallers(st)
+		r.routeCallers(s)
 	}
 	defs, err := r.definitions(st, order)
 	if err != nil {
@@ -387,48 +235,6 @@ func (r *run) prepareTools(st *stepTools, activeNames []string, activeSet bool, 
 	}
 	st.defs = defs
 	return nil
-}
-
-// routeCallers applies ToolCallers to a step: routed tools leave the model's
-// view unless also direct, and every caller tool is bound with the tools
-// routed to it (in the order of the ToolCallers option).
-func (r *run) routeCallers(st *stepTools) {
-	buckets := map[string]Tools{}
-	for _, name := range r.routing.order {
-		i := slices.IndexFunc(st.entries, func(e stepEntry) bool { return e.name == name })
-		if i < 0 {
-			continue
-		}
-		direct := false
-		for _, c := range r.routing.routes[name] {
-			if c == DirectCall {
-				direct = true
-				continue
-			}
-			if slices.IndexFunc(st.entries, func(e stepEntry) bool { return e.name == c }) < 0 {
-				continue
-			}
-			buckets[c] = append(buckets[c], NamedTool{Name: name, Tool: st.entries[i].exec})
-		}
-		st.entries[i].model = direct
-	}
-	for i := range st.entries {
-		e := &st.entries[i]
-		def := e.tool.core().caller
-		if def == nil {
-			continue
-		}
-		b := r.bindingFor(st, buckets[e.name])
-		e.exec = def.bind(b)
-		if !e.model {
-			continue
-		}
-		if def.modelMessage == nil {
-			e.tool = e.exec
-		} else if msg := def.modelMessage(b); msg != "" {
-			st.callerMessages = append(st.callerMessages, msg)
-		}
-	}
 }
 
 // definitions builds the provider tool list of a step.
@@ -460,7 +266,7 @@ func (r *run) definitions(st *stepTools, order []string) ([]provider.Tool, error
 			case okb:
 				return 1
 			}
-			return cmp.Compare(a.name, b.name)
+			return compareUTF16(a.name, b.name)
 		})
 	}
 	// The previous step's list is reused when it is the same.
@@ -642,4 +448,25 @@ func sharesCaller(a, b []string) bool {
 func searchOutput(res ToolSearchResult) json.RawMessage {
 	b, _ := json.Marshal(res)
 	return b
+}
+
+// compareUTF16 orders strings by their UTF-16 code units, as JavaScript's <
+// does. It differs from byte (and code point) order only where a character
+// above U+FFFF meets one from U+E000 to U+FFFF.
+func compareUTF16(a, b string) int {
+	if !hasSupplementary(a) && !hasSupplementary(b) {
+		return strings.Compare(a, b)
+	}
+	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+}
+
+// hasSupplementary reports whether s has a character above U+FFFF (a
+// four-byte UTF-8 sequence).
+func hasSupplementary(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xF0 {
+			return true
+		}
+	}
+	return false
 }

@@ -38,10 +38,19 @@
 // the tools it finds are sent from the next step on. Each generation keeps
 // its own discovery state, so many generations can share the same tools.
 //
+// # Observing generations
+//
+// [GenerateTextOptions.Observer] receives the start and end of the
+// generation, each step, model call and tool call, and each retry; see
+// [Observer]. Package aiotel traces with OpenTelemetry, package aislog logs
+// with log/slog.
+//
 // # Providers
 //
 // Models come from provider packages (providers/openai,
-// providers/anthropic, providers/openaicompat) or from any implementation of
-// [provider.LanguageModel]. Package aitest provides a scripted model for
-// tests.
+// providers/anthropic, providers/google, providers/openaicompat) or from any
+// implementation of [provider.LanguageModel]; [Embed] and [EmbedMany] embed
+// text with a [provider.EmbeddingModel]. Package middleware wraps models
+// (default settings, reasoning tags, simulated streaming, a concurrency
+// cap). Package aitest provides scripted models for tests.
 package ai

@@ -1,8 +1,12 @@
 package ai
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -14,6 +18,14 @@ type (
 	// [provider.APICallError].
 	APICallError = provider.APICallError
 )
+
+// ErrStreamConsumed is returned by a second attempt to read a stream.
+var ErrStreamConsumed = errors.New("ai: a stream can be read only once")
+
+// ErrStreamStopped is what the result accessors return when the reader of
+// [StreamTextResult.Parts] stopped before the end: the generation was
+// cancelled at that point.
+var ErrStreamStopped = errors.New("ai: the stream's reader stopped before the end")
 
 // InvalidArgumentError reports an option or argument with an invalid value.
 // It is returned before any model call.
@@ -226,25 +238,39 @@ func (e *NoOutputGeneratedError) Error() string {
 // Unwrap returns e.Cause.
 func (e *NoOutputGeneratedError) Unwrap() error { return e.Cause }
 
-// RetryError reports a model call that failed on every attempt.
+// RetryError reports a model call that failed on every attempt, or whose
+// retries were cut short.
 type RetryError struct {
-	// Reason is "maxRetriesExceeded" or "errorNotRetryable".
+	// Reason is "maxRetriesExceeded", "errorNotRetryable", or "abort" when
+	// the context ended while waiting for the next attempt.
 	Reason string
 	// Errors are the errors of all attempts, in order.
 	Errors []error
+	// Cause is why an aborted retry stopped (the context's cause).
+	Cause error
 }
 
 // Error implements the error interface.
 func (e *RetryError) Error() string {
 	last := e.Errors[len(e.Errors)-1]
-	if e.Reason == "errorNotRetryable" {
+	switch e.Reason {
+	case "errorNotRetryable":
 		return fmt.Sprintf("failed after %d attempts with a non-retryable error: %v", len(e.Errors), last)
+	case "abort":
+		return fmt.Sprintf("stopped waiting to retry after %d attempts (%v); the last attempt failed: %v", len(e.Errors), e.Cause, last)
 	}
 	return fmt.Sprintf("failed after %d attempts: %v", len(e.Errors), last)
 }
 
-// Unwrap returns the last error.
-func (e *RetryError) Unwrap() error { return e.Errors[len(e.Errors)-1] }
+// Unwrap returns the last attempt's error and, for an aborted retry, the
+// cause of the abort, so that both match errors.Is and errors.As.
+func (e *RetryError) Unwrap() []error {
+	last := e.Errors[len(e.Errors)-1]
+	if e.Cause != nil {
+		return []error{last, e.Cause}
+	}
+	return []error{last}
+}
 
 // errorText renders an error for the model.
 func errorText(err error) string {
@@ -254,9 +280,107 @@ func errorText(err error) string {
 	return err.Error()
 }
 
-// StringError is an error carrying only a message; it is used where an
-// error arrives as text (from a provider stream or a scenario).
-type StringError string
+// StreamFailedError is what the accessors of a [StreamTextResult] return
+// when the generation ran to its end but its stream reported errors
+// ([ErrorPart]s: a model stream that failed, a tool choice the model ignored,
+// a broken stream protocol). The result is returned beside it, with the
+// steps as they finished.
+type StreamFailedError struct {
+	// Errs are the errors of the error parts, in order.
+	Errs []error
+}
 
 // Error implements the error interface.
-func (e StringError) Error() string { return string(e) }
+func (e *StreamFailedError) Error() string {
+	if len(e.Errs) == 1 {
+		return "the stream reported an error: " + errorText(e.Errs[0])
+	}
+	return fmt.Sprintf("the stream reported %d errors; the first: %s", len(e.Errs), errorText(e.Errs[0]))
+}
+
+// Unwrap returns the errors of the error parts.
+func (e *StreamFailedError) Unwrap() []error { return e.Errs }
+
+// StreamProtocolError reports a model stream that broke the stream
+// protocol: a delta or end of a text or reasoning block that was never
+// started. The part is streamed, but its text is not kept.
+type StreamProtocolError struct {
+	Message string
+}
+
+// Error implements the error interface.
+func (e *StreamProtocolError) Error() string { return e.Message }
+
+// ProviderToolError is the error of a provider-executed tool call: the
+// provider's JSON description of the failure.
+type ProviderToolError struct {
+	Value json.RawMessage
+}
+
+// Error implements the error interface.
+func (e *ProviderToolError) Error() string { return string(e.Value) }
+
+// UnknownToolCallResultError reports a provider result for a tool call that
+// is not in the same response (and whose tool does not deliver results
+// later).
+type UnknownToolCallResultError struct {
+	ToolCallID string
+	ToolName   string
+}
+
+// Error implements the error interface.
+func (e *UnknownToolCallResultError) Error() string {
+	return fmt.Sprintf("the provider returned a result of tool %q for call %s, which is not in the response", e.ToolName, e.ToolCallID)
+}
+
+// TimeoutError reports that a limit of [Timeout] expired. It wraps
+// [context.DeadlineExceeded].
+type TimeoutError struct {
+	// Limit is "Total", "Step" or "Tool".
+	Limit string
+	// ToolName names the tool of an expired tool timeout.
+	ToolName string
+	Duration time.Duration
+}
+
+// Error implements the error interface.
+func (e *TimeoutError) Error() string {
+	if e.ToolName != "" {
+		return fmt.Sprintf("tool %s timed out after %v", e.ToolName, e.Duration)
+	}
+	return fmt.Sprintf("the generation's %s timeout of %v expired", strings.ToLower(e.Limit), e.Duration)
+}
+
+// Unwrap returns [context.DeadlineExceeded].
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// withTimeout bounds ctx by d (no bound when d <= 0); the expiry's cause is
+// a *TimeoutError naming the limit.
+func withTimeout(ctx context.Context, d time.Duration, limit string) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, d, &TimeoutError{Limit: limit, Duration: d})
+}
+
+// ToolOutputError reports a tool output that cannot be encoded as JSON for
+// the model: a value encoding/json rejects (a channel, NaN, a cycle), or
+// whose encoding panicked.
+type ToolOutputError struct {
+	ToolName string
+	// Cause is the encoding error; nil when the encoding panicked.
+	Cause error
+	// Panic is the recovered value of a panicking encoding.
+	Panic any
+}
+
+// Error implements the error interface.
+func (e *ToolOutputError) Error() string {
+	if e.Cause == nil {
+		return fmt.Sprintf("the output of tool %s cannot be encoded as JSON: the encoding panicked: %v", e.ToolName, e.Panic)
+	}
+	return fmt.Sprintf("the output of tool %s cannot be encoded as JSON: %v", e.ToolName, e.Cause)
+}
+
+// Unwrap returns e.Cause.
+func (e *ToolOutputError) Unwrap() error { return e.Cause }

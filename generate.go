@@ -2,7 +2,8 @@ package ai
 
 import (
 	"context"
-	"net/http"
+	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +74,7 @@ type GenerateTextOptions struct {
 	// Timeout bounds the generation, each step and each tool call.
 	Timeout Timeout
 	// Headers are extra HTTP headers for the model calls.
-	Headers http.Header
+	Headers provider.Header
 	// ProviderOptions carry provider-specific settings.
 	ProviderOptions ProviderOptions
 
@@ -91,6 +92,11 @@ type GenerateTextOptions struct {
 	// IncludeRawChunks asks [StreamText] to emit the provider's raw chunks.
 	IncludeRawChunks bool
 
+	// Output is what the generation produces (text when nil): its response
+	// format goes with every model call, and the final step's text is
+	// parsed into it; read it with [OutputOf]. See [Output].
+	Output Output
+
 	// OnStepStart is called before each model call.
 	OnStepStart func(StepStartEvent)
 	// OnStepEnd is called with each finished step.
@@ -99,6 +105,10 @@ type GenerateTextOptions struct {
 	OnToolExecutionStart func(ToolExecutionStartEvent)
 	// OnToolExecutionEnd is called when a tool execution ends.
 	OnToolExecutionEnd func(ToolExecutionEndEvent)
+	// Observer, when set, watches the generation, its steps, model calls,
+	// retries and tool calls, for tracing, logging or metrics; see
+	// [Observer].
+	Observer Observer
 
 	// GenerateID makes response and approval ids; tests set it to get
 	// predictable ids.
@@ -223,7 +233,7 @@ type ResponseInfo struct {
 	ID        string
 	Timestamp time.Time
 	ModelID   string
-	Headers   http.Header
+	Headers   provider.Header
 	// Messages are the messages the step added to the conversation: the
 	// assistant message and the tool message with results.
 	Messages []Message
@@ -302,6 +312,11 @@ type GenerateTextResult struct {
 	// ResponseMessages are the messages the generation added to the
 	// conversation (append them to your history to continue it).
 	ResponseMessages []Message
+
+	output *outputValue // read with OutputOf
+	// textOutput is 1 (generate) or 2 (stream) when the generation had no
+	// Output: its text output is worked out when asked for.
+	textOutput int8
 }
 
 // FinalStep returns the last step.
@@ -345,15 +360,144 @@ func (r *GenerateTextResult) Warnings() []Warning {
 //
 // Tool failures do not fail the generation: an unknown tool, invalid input,
 // or an error or panic in a tool becomes a tool error the model sees in the
-// next step. GenerateText returns an error for invalid options (before any
-// model call), model call failures (after retries), a tool choice the model
-// ignored, failing input callbacks or ToModelOutput functions, and
-// cancellation of ctx.
+// next step. GenerateText returns an error for invalid options or an
+// invalid prompt (before any model call, with a nil result), and for
+// failures after the generation started: a model call that failed (after
+// retries), a tool choice the model ignored, failing input callbacks or
+// ToModelOutput functions, and cancellation of ctx or an expired
+// [Timeout] (the error then wraps [context.Canceled] or
+// [context.DeadlineExceeded]). After such a failure the result is not nil:
+// it holds the steps that finished before it. A step cut short by the
+// failure is not among them, so every tool call of a returned step has an
+// outcome. With an [GenerateTextOptions.Output], a final text that is not
+// that output is a *[NoObjectGeneratedError], returned with the full
+// result.
 func GenerateText(ctx context.Context, opts GenerateTextOptions) (*GenerateTextResult, error) {
 	r, err := newRun(ctx, &opts, false)
 	if err != nil {
 		return nil, err
 	}
 	defer r.close()
-	return r.generate()
+	return r.observed(r.generate)
+}
+
+// generate drives GenerateText.
+func (r *run) generate() (*GenerateTextResult, error) {
+	if err := r.standardizePrompt(); err != nil {
+		return nil, err
+	}
+	if err := r.resume(nil); err != nil {
+		return r.result(), r.failure(r.ctx, err)
+	}
+	for {
+		s, err := r.prepare()
+		if err != nil {
+			return r.result(), r.failure(r.ctx, err)
+		}
+		more, err := r.generateStep(s)
+		if err != nil {
+			err = r.failure(s.ctx, err)
+		}
+		r.endStep(s, err)
+		s.cancel()
+		if err != nil {
+			return r.result(), err
+		}
+		if !more {
+			break
+		}
+	}
+	if err := r.completeOutput(false); err != nil {
+		return r.result(), err
+	}
+	return r.result(), nil
+}
+
+// failure returns the error a generation fails with: when ctx ended, an
+// error that wraps its cause.
+func (r *run) failure(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(err, cause) {
+		return err
+	}
+	return cause
+}
+
+// generateStep runs one non-streaming step and reports whether to go on.
+func (r *run) generateStep(s *step) (bool, error) {
+	res, err := r.modelGenerate(s)
+	if err != nil {
+		return false, err
+	}
+	sr := s.newStepRun(r, nil)
+	sr.finish, sr.usage, sr.meta, sr.warnings, sr.request = res.FinishReason, res.Usage, res.ProviderMetadata, res.Warnings, res.Request
+	r.out.structured = res.StructuredOutputText
+	if res.Response != nil {
+		sr.response = *res.Response
+	}
+	if n := 2*len(res.Content) + 1; n > cap(sr.content) {
+		sr.content = make([]ContentPart, 0, n)
+	}
+	calls := 0
+	for _, c := range res.Content {
+		if _, ok := c.(provider.ToolCall); ok {
+			calls++
+		}
+	}
+	if calls > cap(s.store.states) {
+		sr.states = make([]callState, 0, calls)
+	}
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case provider.ToolCall:
+			if _, err := sr.toolCall(c); err != nil {
+				return false, err
+			}
+		case provider.ToolResult:
+			if _, err := sr.providerResult(c); err != nil {
+				return false, err
+			}
+		case provider.ToolApprovalRequest:
+			if _, err := sr.approvalRequest(c); err != nil {
+				return false, err
+			}
+		case nil:
+		default:
+			if p, ok := contentFrom(c); ok {
+				sr.content = append(sr.content, p)
+			}
+		}
+	}
+	if err := sr.checkToolChoice(); err != nil {
+		return false, err
+	}
+	if err := sr.commit(); err != nil {
+		return false, err
+	}
+	if err := sr.execute(); err != nil {
+		return false, err
+	}
+	return r.finishStep(s, sr, sr.assemble(nil))
+}
+
+// result returns the generation's result so far.
+func (r *run) result() *GenerateTextResult {
+	res := &r.res
+	*res = GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(&r.totals), ResponseMessages: slices.Clip(r.responseMessages),
+		output: r.out.value}
+	if r.out.lazy {
+		res.textOutput = 1
+		if r.out.stream {
+			res.textOutput = 2
+		}
+	}
+	if last := res.FinalStep(); last != nil {
+		res.Text = last.Text()
+		res.FinishReason = last.FinishReason
+		res.RawFinishReason = last.RawFinishReason
+	}
+	return res
 }

@@ -2,6 +2,7 @@ package ai_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"sync"
@@ -268,7 +269,7 @@ func TestCancellationStopsToolsAndReturns(t *testing.T) {
 
 func TestRetries(t *testing.T) {
 	limited := &provider.APICallError{Message: "slow down", StatusCode: 429, Retryable: true,
-		ResponseHeaders: http.Header{"Retry-After-Ms": {"5"}}}
+		ResponseHeaders: provider.Header(http.Header{"Retry-After-Ms": {"5"}})}
 	model := aitest.NewModel(aitest.Response{Err: limited}, textStep("ok"))
 	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{Model: model, Prompt: "go"})
 	require.NoError(t, err)
@@ -293,13 +294,31 @@ func TestRetries(t *testing.T) {
 
 	// Cancellation during the backoff ends the wait.
 	slow := &provider.APICallError{Message: "busy", StatusCode: 503, Retryable: true,
-		ResponseHeaders: http.Header{"Retry-After": {"30"}}}
+		ResponseHeaders: provider.Header(http.Header{"Retry-After": {"30"}})}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	began := time.Now()
 	_, err = ai.GenerateText(ctx, ai.GenerateTextOptions{Model: aitest.NewModel(aitest.Response{Err: slow}, textStep("x")), Prompt: "go"})
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(began), 5*time.Second)
+	// The error that caused the wait is kept.
+	require.ErrorAs(t, err, &api)
+	assert.Equal(t, 503, api.StatusCode)
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "abort", re.Reason)
+}
+
+// A provider result for a call that is not in the response is a typed
+// error in a non-streaming step.
+func TestProviderResultOfUnknownCall(t *testing.T) {
+	model := aitest.NewModel(aitest.Response{Content: []provider.Content{
+		provider.ToolResult{ToolCallID: "ghost", ToolName: "web", Result: json.RawMessage(`{}`)},
+	}})
+	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{Model: model, Prompt: "go"})
+	var ue *ai.UnknownToolCallResultError
+	require.ErrorAs(t, err, &ue)
+	assert.Equal(t, "ghost", ue.ToolCallID)
+	assert.Equal(t, "web", ue.ToolName)
 }
 
 func TestPromptErrors(t *testing.T) {

@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -112,73 +113,131 @@ func UnmarshalMessages(data []byte) ([]Message, error) {
 	return provider.UnmarshalMessages(data)
 }
 
-// toPrompt builds the provider prompt: instructions first, then the
-// messages with approval requests, non-provider approval responses and empty
-// text parts removed, and consecutive tool messages merged. Messages that
-// need no change are shared, not copied. It fails when a tool call has no
-// result before the conversation moves on.
-func toPrompt(instructions []SystemMessage, messages []Message) ([]provider.Message, error) {
-	out := make([]provider.Message, 0, len(instructions)+len(messages))
-	for _, s := range instructions {
-		out = append(out, s)
-	}
-	for _, msg := range messages {
-		// A message that needs no change is passed on as the same interface
-		// value, without copying or boxing it again.
-		switch m := msg.(type) {
-		case UserMessage:
-			if c, changed := cleanUser(m); changed {
-				msg = c
-			}
-		case AssistantMessage:
-			if c, changed := cleanAssistant(m); changed {
-				msg = c
-			}
-		case ToolMessage:
-			if c, changed := cleanTool(m); changed {
-				m, msg = c, c
-			}
-			if last, ok := lastTool(out); ok {
-				out[len(out)-1] = mergeTool(last, m)
-				continue
-			}
-		case nil:
-			return nil, &InvalidPromptError{Message: "a message is nil"}
+// promptBuilder builds the prompts of a generation's steps: instructions
+// first, then the messages with approval requests, non-provider approval
+// responses and empty text parts removed, and consecutive tool messages
+// merged. Messages that need no change are shared, not copied. Building
+// fails when a tool call has no result before the conversation moves on.
+// Each step's
+// messages extend the previous step's, so only the new messages are
+// converted and appended; the prompts of earlier steps are never modified.
+type promptBuilder struct {
+	instructions []SystemMessage // what out starts with
+	src          []Message       // the messages converted so far
+	out          []provider.Message
+	handed       int      // len(out) when it was last returned
+	pending      []string // client tool calls without a result yet
+	outBuf       [8]provider.Message
+	outUsed      bool
+	pendingBuf   [4]string
+}
+
+// build returns the prompt of instructions and messages.
+func (b *promptBuilder) build(instructions []SystemMessage, messages []Message) ([]provider.Message, error) {
+	if !b.extends(instructions, messages) {
+		// outBuf serves the first prompt only: later ones must not write
+		// where a returned prompt lives.
+		used := b.outUsed
+		b.instructions, b.src, b.out, b.handed = instructions, nil, nil, 0
+		b.pending = b.pendingBuf[:0]
+		if n := len(instructions) + len(messages) + 4; n <= len(b.outBuf) && !used {
+			b.out, b.outUsed = b.outBuf[:0], true
+		} else {
+			b.out = make([]provider.Message, 0, n)
 		}
-		out = append(out, msg)
+		for _, m := range instructions {
+			b.out = append(b.out, m)
+		}
 	}
-	// Drop tool messages left empty, then check that every client tool call
-	// has a result before the next user or system message and at the end.
-	kept := out[:0]
-	var pending []string
-	for _, m := range out {
-		switch m := m.(type) {
-		case ToolMessage:
-			if len(m.Content) == 0 {
-				continue
-			}
-			for _, p := range m.Content {
-				if r, ok := p.(ToolResultPart); ok {
-					pending = removeString(pending, r.ToolCallID)
-				}
-			}
-		case AssistantMessage:
-			for _, p := range m.Content {
-				if c, ok := p.(ToolCallPart); ok && !c.ProviderExecuted {
-					pending = append(pending, c.ToolCallID)
-				}
-			}
-		case UserMessage, SystemMessage:
-			if len(pending) > 0 {
-				return nil, &MissingToolResultsError{ToolCallIDs: pending}
+	for _, msg := range messages[len(b.src):] {
+		if err := b.add(msg); err != nil {
+			b.out = nil
+			return nil, err
+		}
+	}
+	b.src = messages
+	if len(b.pending) > 0 {
+		ids := slices.Clone(b.pending)
+		b.out = nil
+		return nil, &MissingToolResultsError{ToolCallIDs: ids}
+	}
+	out := b.out
+	if t, ok := lastTool(out); ok && len(t.Content) == 0 {
+		// An empty tool message is kept only to merge with the next one.
+		out = out[:len(out)-1]
+	}
+	b.handed = len(out)
+	return slices.Clip(out), nil
+}
+
+// extends reports whether messages extend what the builder converted, after
+// the same instructions.
+func (b *promptBuilder) extends(instructions []SystemMessage, messages []Message) bool {
+	if b.out == nil || len(instructions) != len(b.instructions) || len(messages) < len(b.src) {
+		return false
+	}
+	if len(instructions) > 0 && &instructions[0] != &b.instructions[0] {
+		return false
+	}
+	return len(b.src) == 0 || &messages[0] == &b.src[0]
+}
+
+// add converts one message and appends it.
+func (b *promptBuilder) add(msg Message) error {
+	// A message that needs no change is passed on as the same interface
+	// value, without copying or boxing it again.
+	switch m := msg.(type) {
+	case nil:
+		return &InvalidPromptError{Message: "a message is nil"}
+	case ToolMessage:
+		if c, changed := cleanTool(m); changed {
+			m, msg = c, c
+		}
+		for _, p := range m.Content {
+			if r, ok := p.(ToolResultPart); ok {
+				b.pending = removeString(b.pending, r.ToolCallID)
 			}
 		}
-		kept = append(kept, m)
+		if last, ok := lastTool(b.out); ok {
+			b.set(len(b.out)-1, mergeTool(last, m))
+			return nil
+		}
+		b.out = append(b.out, msg)
+		return nil
+	case UserMessage:
+		if c, changed := cleanUser(m); changed {
+			msg = c
+		}
+	case AssistantMessage:
+		if c, changed := cleanAssistant(m); changed {
+			m, msg = c, c
+		}
+		for _, p := range m.Content {
+			if c, ok := p.(ToolCallPart); ok && !c.ProviderExecuted {
+				b.pending = append(b.pending, c.ToolCallID)
+			}
+		}
 	}
-	if len(pending) > 0 {
-		return nil, &MissingToolResultsError{ToolCallIDs: pending}
+	if _, isAssistant := msg.(AssistantMessage); !isAssistant && len(b.pending) > 0 {
+		return &MissingToolResultsError{ToolCallIDs: slices.Clone(b.pending)}
 	}
-	return kept, nil
+	if t, ok := lastTool(b.out); ok && len(t.Content) == 0 {
+		b.out = b.out[:len(b.out)-1]
+		if b.handed > len(b.out) {
+			b.handed = len(b.out)
+		}
+	}
+	b.out = append(b.out, msg)
+	return nil
+}
+
+// set replaces out[i], copying out first when a returned prompt holds it.
+func (b *promptBuilder) set(i int, m provider.Message) {
+	if i < b.handed {
+		b.out = slices.Grow(slices.Clone(b.out[:len(b.out):len(b.out)]), 4)
+		b.handed = 0
+	}
+	b.out[i] = m
 }
 
 func removeString(list []string, s string) []string {
@@ -273,11 +332,24 @@ func cleanAssistant(m AssistantMessage) (AssistantMessage, bool) {
 	return m, changed
 }
 
+// cleanTool drops the approval responses the loop handled itself and keeps
+// those of provider-executed calls, without the flag (the provider learns
+// the decision, as in the reference's prompt).
 func cleanTool(m ToolMessage) (ToolMessage, bool) {
 	c, changed := keepParts(m.Content, func(p ToolPart) bool {
 		r, ok := p.(ToolApprovalResponsePart)
 		return !ok || r.ProviderExecuted
 	})
+	for i, p := range c {
+		if r, ok := p.(ToolApprovalResponsePart); ok && r.ProviderExecuted {
+			if !changed {
+				c = slices.Clone(c)
+				changed = true
+			}
+			r.ProviderExecuted = false
+			c[i] = r
+		}
+	}
 	m.Content = c
 	return m, changed
 }

@@ -27,29 +27,64 @@ import (
 //     on); [Abort] ends a cancelled stream instead of [Finish];
 //   - [Source], [File], [ReasoningFile], [Custom] and [Raw] pass provider
 //     output through.
+//
+// The union is closed: only this package adds cases, so a type switch over
+// the types listed here sees every part (and a case naming a type of
+// package provider does not compile).
 type Part interface {
 	// PartType returns the part's JSON discriminator, for example
 	// "text-delta".
 	PartType() string
+	isPart()
 }
 
-// Stream parts that pass through from the provider unchanged.
-type (
-	// TextStart opens a text block.
-	TextStart = provider.TextStart
-	// TextEnd closes a text block.
-	TextEnd = provider.TextEnd
-	// ReasoningStart opens a reasoning block.
-	ReasoningStart = provider.ReasoningStart
-	// ReasoningEnd closes a reasoning block.
-	ReasoningEnd = provider.ReasoningEnd
-	// ToolInputDelta is a piece of a tool call's input text.
-	ToolInputDelta = provider.ToolInputDelta
-	// ToolInputEnd closes a tool call's input.
-	ToolInputEnd = provider.ToolInputEnd
-	// Raw is an unparsed provider chunk.
-	Raw = provider.Raw
-)
+// TextStart opens a text block.
+type TextStart struct {
+	ID               string
+	ProviderMetadata ProviderMetadata
+}
+
+// TextEnd closes a text block.
+type TextEnd struct {
+	ID               string
+	Citations        []Citation
+	ProviderMetadata ProviderMetadata
+}
+
+// ReasoningStart opens a reasoning block.
+type ReasoningStart struct {
+	ID               string
+	ProviderMetadata ProviderMetadata
+}
+
+// ReasoningEnd closes a reasoning block.
+type ReasoningEnd struct {
+	ID               string
+	ProviderMetadata ProviderMetadata
+}
+
+// ToolInputDelta is a piece of a tool call's input text. ID is the tool
+// call id.
+type ToolInputDelta struct {
+	ID               string
+	Delta            string
+	ProviderMetadata ProviderMetadata
+}
+
+// ToolInputEnd closes a tool call's input.
+type ToolInputEnd struct {
+	ID               string
+	ProviderMetadata ProviderMetadata
+}
+
+// Raw is an unparsed provider chunk, streamed when
+// [GenerateTextOptions.IncludeRawChunks] is set.
+type Raw struct {
+	RawValue json.RawMessage
+}
+
+// Ping keeps a stream alive; it carries nothing.
+type Ping struct{}
 
 // Start opens a stream.
 type Start struct{}
@@ -167,6 +202,98 @@ func (ToolApprovalRequest) PartType() string { return "tool-approval-request" }
 
 // PartType returns "tool-approval-response".
 func (ToolApprovalResponse) PartType() string { return "tool-approval-response" }
+
+// PartType returns "text-start".
+func (TextStart) PartType() string { return "text-start" }
+
+// PartType returns "text-end".
+func (TextEnd) PartType() string { return "text-end" }
+
+// PartType returns "reasoning-start".
+func (ReasoningStart) PartType() string { return "reasoning-start" }
+
+// PartType returns "reasoning-end".
+func (ReasoningEnd) PartType() string { return "reasoning-end" }
+
+// PartType returns "tool-input-delta".
+func (ToolInputDelta) PartType() string { return "tool-input-delta" }
+
+// PartType returns "tool-input-end".
+func (ToolInputEnd) PartType() string { return "tool-input-end" }
+
+// PartType returns "raw".
+func (Raw) PartType() string { return "raw" }
+
+// PartType returns "ping".
+func (Ping) PartType() string { return "ping" }
+
+// PartType returns "source".
+func (Source) PartType() string { return "source" }
+
+// PartType returns "file".
+func (File) PartType() string { return "file" }
+
+// PartType returns "reasoning-file".
+func (ReasoningFile) PartType() string { return "reasoning-file" }
+
+// PartType returns "custom".
+func (Custom) PartType() string { return "custom" }
+
+func (Start) isPart()                {}
+func (StartStep) isPart()            {}
+func (TextStart) isPart()            {}
+func (TextDelta) isPart()            {}
+func (TextEnd) isPart()              {}
+func (ReasoningStart) isPart()       {}
+func (ReasoningDelta) isPart()       {}
+func (ReasoningEnd) isPart()         {}
+func (ToolInputStart) isPart()       {}
+func (ToolInputDelta) isPart()       {}
+func (ToolInputEnd) isPart()         {}
+func (ToolCall) isPart()             {}
+func (ToolResult) isPart()           {}
+func (ToolError) isPart()            {}
+func (ToolApprovalRequest) isPart()  {}
+func (ToolApprovalResponse) isPart() {}
+func (ToolOutputDenied) isPart()     {}
+func (FinishStep) isPart()           {}
+func (Finish) isPart()               {}
+func (Abort) isPart()                {}
+func (ErrorPart) isPart()            {}
+func (Source) isPart()               {}
+func (File) isPart()                 {}
+func (ReasoningFile) isPart()        {}
+func (Custom) isPart()               {}
+func (Raw) isPart()                  {}
+func (Ping) isPart()                 {}
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (p TextStart) MarshalJSON() ([]byte, error) { return provider.TextStart(p).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (p TextEnd) MarshalJSON() ([]byte, error) { return provider.TextEnd(p).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (p ReasoningStart) MarshalJSON() ([]byte, error) {
+	return provider.ReasoningStart(p).MarshalJSON()
+}
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (p ReasoningEnd) MarshalJSON() ([]byte, error) { return provider.ReasoningEnd(p).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (p ToolInputDelta) MarshalJSON() ([]byte, error) {
+	return provider.ToolInputDelta(p).MarshalJSON()
+}
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (p ToolInputEnd) MarshalJSON() ([]byte, error) { return provider.ToolInputEnd(p).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (p Raw) MarshalJSON() ([]byte, error) { return provider.Raw(p).MarshalJSON() }
+
+// MarshalJSON writes the part in the TypeScript AI SDK's shape.
+func (Ping) MarshalJSON() ([]byte, error) { return []byte(`{"type":"ping"}`), nil }
 
 // MarshalJSON writes the part in the TypeScript AI SDK's shape.
 func (Start) MarshalJSON() ([]byte, error) { return []byte(`{"type":"start"}`), nil }

@@ -12,9 +12,26 @@ import (
 // results), then a tool message with approval responses and client tool
 // results, the results ordered like their calls.
 func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, error) {
-	assistant := make([]AssistantPart, 0, len(content))
-	var calls []ToolCall
-	for _, p := range content {
+	var assistant []AssistantPart
+	var tool []ToolPart
+	var msgs []Message
+	if s.store != nil && len(content) <= len(s.store.assistant) {
+		assistant, tool, msgs = s.store.assistant[:0], s.store.tool[:0], s.store.msgs[:0]
+	} else {
+		assistant, msgs = make([]AssistantPart, 0, len(content)), make([]Message, 0, 2)
+	}
+	// calls holds the positions of the tool calls in content.
+	var callBuf [4]int
+	calls := callBuf[:0]
+	call := func(id string) (ToolCall, int) {
+		for k, i := range calls {
+			if c := content[i].(ToolCall); c.ToolCallID == id {
+				return c, k
+			}
+		}
+		return ToolCall{}, len(calls)
+	}
+	for i, p := range content {
 		switch p := p.(type) {
 		case Text:
 			if p.Text == "" && p.ProviderMetadata == nil {
@@ -30,10 +47,7 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 		case Custom:
 			assistant = append(assistant, CustomPart{Kind: p.Kind, ProviderOptions: p.ProviderMetadata})
 		case ToolCall:
-			if calls == nil {
-				calls = make([]ToolCall, 0, len(content))
-			}
-			calls = append(calls, p)
+			calls = append(calls, i)
 			input := p.Input
 			if p.Invalid && !isJSONObjectLike(input) {
 				input = json.RawMessage("{}")
@@ -71,7 +85,6 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 			})
 		}
 	}
-	var tool []ToolPart
 	for _, p := range content {
 		switch p := p.(type) {
 		case ToolApprovalResponse:
@@ -89,11 +102,8 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 				continue
 			}
 			id := callIDOf(p)
-			var call ToolCall
-			if i := slices.IndexFunc(calls, func(c ToolCall) bool { return c.ToolCallID == id }); i >= 0 {
-				call = calls[i]
-			}
-			out, err := r.modelOutput(s.ctx, p, call)
+			c, _ := call(id)
+			out, err := r.modelOutput(s.ctx, p, c)
 			if err != nil {
 				return nil, err
 			}
@@ -102,8 +112,7 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 			})
 		}
 	}
-	sortToolResults(tool, calls)
-	msgs := make([]Message, 0, 2)
+	sortToolResults(tool, func(id string) int { _, k := call(id); return k })
 	if len(assistant) > 0 {
 		msgs = append(msgs, AssistantMessage{Content: assistant})
 	}
@@ -113,9 +122,24 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 	return msgs, nil
 }
 
-// sortToolResults orders the tool-result parts like their calls (unknown
-// calls last), leaving approval responses in their slots.
-func sortToolResults(parts []ToolPart, calls []ToolCall) {
+// sortToolResults orders the tool-result parts like their calls (pos gives
+// a call's position; unknown calls last), leaving approval responses in
+// their slots. Parts already in order are left alone.
+func sortToolResults(parts []ToolPart, pos func(id string) int) {
+	last, sorted, n := -1, true, 0
+	for _, p := range parts {
+		if tr, ok := p.(ToolResultPart); ok {
+			n++
+			k := pos(tr.ToolCallID)
+			if k < last {
+				sorted = false
+			}
+			last = k
+		}
+	}
+	if sorted || n < 2 {
+		return
+	}
 	var slots []int
 	var results []ToolResultPart
 	for i, p := range parts {
@@ -123,15 +147,6 @@ func sortToolResults(parts []ToolPart, calls []ToolCall) {
 			slots = append(slots, i)
 			results = append(results, tr)
 		}
-	}
-	if len(results) < 2 {
-		return
-	}
-	pos := func(id string) int {
-		if i := slices.IndexFunc(calls, func(c ToolCall) bool { return c.ToolCallID == id }); i >= 0 {
-			return i
-		}
-		return len(calls)
 	}
 	slices.SortStableFunc(results, func(a, b ToolResultPart) int { return pos(a.ToolCallID) - pos(b.ToolCallID) })
 	for k, i := range slots {

@@ -1,17 +1,21 @@
 package ai
 
 import (
-	"encoding/json"
 	"slices"
-	"sync"
 
 	"github.com/aisdkgo/ai/provider"
 )
 
-// resumeEvents receives what a resume produces, for StreamText.
-type resumeEvents struct {
-	denied func(call ToolCall)
-	output func(p ContentPart)
+// resumeHooks let a stream emit what a resume produces. Nil hooks (or a
+// nil *resumeHooks) mean a non-streaming generation.
+type resumeHooks struct {
+	// denied and invalid report a denied call and an approved call that
+	// cannot run; they return false when the reader stopped.
+	denied  func(call ToolCall) bool
+	invalid func(e ToolError) bool
+	// run executes the approved calls and returns their outcomes in the
+	// order they are reported.
+	run func(s *step, calls []*callState) ([]ContentPart, error)
 }
 
 type pendingApproval struct {
@@ -19,13 +23,16 @@ type pendingApproval struct {
 	call       ToolCallPart
 	reason     string
 	providerEx bool
+	// settled is set when the conversation already holds the denial's
+	// result, which is then not added again.
+	settled bool
 }
 
 // resume continues a generation whose last input message answers approval
 // requests: approved calls run before the first model call, and one tool
 // message with their results, the invalid approvals and the denials is
 // added to the conversation (it is not a step).
-func (r *run) resume(ev *resumeEvents) error {
+func (r *run) resume(ev *resumeHooks) error {
 	if len(r.messages) == 0 {
 		return nil
 	}
@@ -70,13 +77,15 @@ func (r *run) resume(ev *resumeEvents) error {
 		if !ok {
 			return &InvalidToolApprovalError{ApprovalID: resp.ApprovalID}
 		}
-		skipResult := false
+		settled := false
 		if ex, has := existing[req.ToolCallID]; has {
-			_, wasDenied := ex.Output.(ExecutionDeniedOutput)
-			if resp.Approved || !wasDenied {
+			// A call with a result is settled; a denial whose result is
+			// already there is reported again (a stream emits the denial),
+			// without a second result, as the reference does.
+			if _, wasDenied := ex.Output.(ExecutionDeniedOutput); resp.Approved || !wasDenied {
 				continue
 			}
-			skipResult = true
+			settled = true
 		}
 		call, ok := calls[req.ToolCallID]
 		if !ok {
@@ -86,10 +95,11 @@ func (r *run) resume(ev *resumeEvents) error {
 			continue
 		}
 		answered[call.ToolCallID] = true
-		pa := pendingApproval{approvalID: resp.ApprovalID, call: call, reason: resp.Reason, providerEx: call.ProviderExecuted || resp.ProviderExecuted}
+		pa := pendingApproval{approvalID: resp.ApprovalID, call: call, reason: resp.Reason, providerEx: call.ProviderExecuted || resp.ProviderExecuted,
+			settled: settled}
 		if resp.Approved {
 			approved = append(approved, pa)
-		} else if !skipResult {
+		} else {
 			denied = append(denied, pa)
 		}
 	}
@@ -102,17 +112,17 @@ func (r *run) resume(ev *resumeEvents) error {
 
 	// Re-check approved calls against the current tools and policy.
 	s := r.resumeStep()
-	var toRun []ToolCall
+	var torun []*callState
 	var invalid []ToolError
-	var kept []pendingApproval
 	for _, a := range approved {
 		if a.providerEx {
 			continue
 		}
 		e, ok := s.tools.execTool(a.call.ToolName)
 		if !ok {
-			invalid = append(invalid, ToolError{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: a.call.Input,
-				Error: &NoSuchToolError{ToolName: a.call.ToolName, AvailableTools: r.idx.tools.Names()}, Dynamic: true})
+			// An approved call of a tool that is not registered keeps no
+			// result: the conversation cannot go on (MissingToolResultsError
+			// before the model call), as in the reference.
 			continue
 		}
 		call, err := r.parseOnce(s, provider.ToolCall{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: string(a.call.Input)})
@@ -120,57 +130,57 @@ func (r *run) resume(ev *resumeEvents) error {
 			invalid = append(invalid, ToolError{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: a.call.Input, Error: err, Dynamic: true})
 			continue
 		}
-		status, err := r.approvalStatus(s, e, call, r.messages)
+		status, err := r.approvalStatus(s.ctx, s, e, call, r.messages)
 		if err != nil {
 			return err
 		}
 		if status.Kind == ApprovalDenied {
-			reason := status.Reason
-			if reason == "" {
-				reason = a.reason
+			if status.Reason != "" {
+				a.reason = status.Reason
 			}
-			a.reason = reason
 			denied = append(denied, a)
 			continue
 		}
-		kept = append(kept, a)
-		toRun = append(toRun, call)
+		if e.exec.core().executable() {
+			torun = append(torun, &callState{call: call, entry: e})
+		}
 	}
-	if ev != nil && ev.denied != nil {
+	if ev == nil {
+		ev = &resumeHooks{}
+	}
+	if ev.denied != nil {
 		for _, d := range denied {
-			ev.denied(ToolCall{ToolCallID: d.call.ToolCallID, ToolName: d.call.ToolName, Input: d.call.Input})
+			if !ev.denied(ToolCall{ToolCallID: d.call.ToolCallID, ToolName: d.call.ToolName, Input: d.call.Input}) {
+				return nil
+			}
 		}
 	}
-	if ev != nil && ev.output != nil {
+	if ev.invalid != nil {
 		for _, e := range invalid {
-			ev.output(e)
+			if !ev.invalid(e) {
+				return nil
+			}
 		}
 	}
-	var done func(ContentPart)
-	var completed []ContentPart
-	var mu sync.Mutex
-	if ev != nil && ev.output != nil {
-		done = func(p ContentPart) {
-			mu.Lock()
-			defer mu.Unlock()
-			completed = append(completed, p)
-			ev.output(p)
+	var outs []ContentPart
+	if len(torun) > 0 {
+		var err error
+		if ev.run != nil {
+			outs, err = ev.run(s, torun)
+		} else {
+			err = settled(s, torun, r.executeAll(s, torun, r.messages, nil))
+			for _, cs := range torun {
+				outs = append(outs, cs.outcome)
+			}
 		}
-	}
-	outs, err := r.executeAll(s, toRun, r.messages, done)
-	if err != nil {
-		return err
-	}
-	if done == nil {
-		completed = outs
+		if err != nil {
+			return err
+		}
 	}
 	var parts []ToolPart
-	for _, out := range completed {
-		if out == nil {
-			continue
-		}
-		i := slices.IndexFunc(toRun, func(c ToolCall) bool { return c.ToolCallID == callIDOf(out) })
-		mo, err := r.modelOutput(r.ctx, out, toRun[i])
+	for _, out := range outs {
+		i := slices.IndexFunc(torun, func(cs *callState) bool { return cs.call.ToolCallID == callIDOf(out) })
+		mo, err := r.modelOutput(r.ctx, out, torun[i].call)
 		if err != nil {
 			return err
 		}
@@ -180,6 +190,9 @@ func (r *run) resume(ev *resumeEvents) error {
 		parts = append(parts, ToolResultPart{ToolCallID: e.ToolCallID, ToolName: e.ToolName, Output: ErrorTextOutput{Value: errorText(e.Error)}})
 	}
 	for _, d := range denied {
+		if d.settled {
+			continue
+		}
 		if d.providerEx {
 			if r.stream {
 				continue
@@ -198,8 +211,6 @@ func (r *run) resume(ev *resumeEvents) error {
 	msg := ToolMessage{Content: parts}
 	r.responseMessages = append(r.responseMessages, msg)
 	r.messages = append(slices.Clip(r.messages), msg)
-	_ = kept
-	_ = json.Valid
 	return nil
 }
 
@@ -214,7 +225,7 @@ func (r *run) resumeStep() *step {
 		st.entries = append(st.entries, stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true})
 	}
 	if r.routing != nil {
-		r.routeCallers(st)
+		r.routeCallers(s)
 		for i := range st.entries {
 			st.entries[i].model = true
 		}

@@ -3,10 +3,10 @@ package ai
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/aisdkgo/ai/internal/effect"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -19,32 +19,10 @@ const (
 	backoffFactor  = 2
 )
 
-// callModel runs a model call, retrying errors marked retryable with
+// retry runs a model call, retrying errors marked retryable with
 // exponential backoff and the provider's retry-after hints.
-func callModel[T any](r *run, ctx context.Context, f func(context.Context) (T, error)) (T, error) {
-	max := defaultMaxRetries
-	if r.opts.MaxRetries != nil {
-		max = *r.opts.MaxRetries
-	}
-	return retry(ctx, max, f)
-}
-
-func (r *run) callModel(ctx context.Context, f func(context.Context) (*provider.GenerateResult, error)) (*provider.GenerateResult, error) {
-	return callModel(r, ctx, func(ctx context.Context) (res *provider.GenerateResult, err error) {
-		defer func() {
-			if v := recover(); v != nil {
-				res, err = nil, &CallbackPanicError{Callback: "the model's Generate", Panic: v}
-			}
-		}()
-		res, err = f(ctx)
-		if err == nil && res == nil {
-			err = &provider.InvalidResponseDataError{Message: "the model returned no result"}
-		}
-		return res, err
-	})
-}
-
-func retry[T any](ctx context.Context, maxRetries int, f func(context.Context) (T, error)) (T, error) {
+func retry[T any](ctx context.Context, rt effect.Retry, f func(context.Context) (T, error)) (T, error) {
+	maxRetries := rt.Max
 	var errs []error
 	backoff := initialBackoff
 	for attempt := 0; ; attempt++ {
@@ -72,11 +50,15 @@ func retry[T any](ctx context.Context, maxRetries int, f func(context.Context) (
 			return zero, &RetryError{Reason: "maxRetriesExceeded", Errors: errs}
 		}
 		wait := retryDelay(apiErr.ResponseHeaders, backoff, time.Now())
+		if rt.Notify != nil {
+			rt.Notify(attempt+1, wait, err)
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return zero, context.Cause(ctx)
+			// Keep the error that caused the wait beside the cancellation.
+			return zero, &RetryError{Reason: "abort", Errors: errs, Cause: context.Cause(ctx)}
 		case <-t.C:
 		}
 		backoff *= backoffFactor
@@ -85,7 +67,7 @@ func retry[T any](ctx context.Context, maxRetries int, f func(context.Context) (
 
 // retryDelay honours retry-after-ms and retry-after when they are sane
 // (non-negative, and under a minute or shorter than the backoff).
-func retryDelay(h http.Header, backoff time.Duration, now time.Time) time.Duration {
+func retryDelay(h provider.Header, backoff time.Duration, now time.Time) time.Duration {
 	if h == nil {
 		return backoff
 	}
@@ -100,7 +82,7 @@ func retryDelay(h http.Header, backoff time.Duration, now time.Time) time.Durati
 		if v := h.Get("retry-after"); v != "" {
 			if s, err := strconv.ParseFloat(v, 64); err == nil {
 				hint, found = time.Duration(s*float64(time.Second)), true
-			} else if t, err := http.ParseTime(v); err == nil {
+			} else if t, ok := parseHTTPDate(v); ok {
 				hint, found = t.Sub(now), true
 			}
 		}
@@ -109,4 +91,18 @@ func retryDelay(h http.Header, backoff time.Duration, now time.Time) time.Durati
 		return hint
 	}
 	return backoff
+}
+
+// parseHTTPDate parses an HTTP date in the three formats HTTP allows.
+func parseHTTPDate(v string) (time.Time, bool) {
+	for _, layout := range []string{
+		"Mon, 02 Jan 2006 15:04:05 GMT", // RFC 1123 with GMT, the preferred form
+		time.RFC850,
+		time.ANSIC,
+	} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }

@@ -5,24 +5,11 @@ import (
 	"errors"
 	"iter"
 	"slices"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aisdkgo/ai/provider"
 )
-
-// Ping keeps a stream alive; it carries nothing.
-type Ping = provider.Ping
-
-// ErrStreamConsumed is returned by a second attempt to read a stream.
-var ErrStreamConsumed = errors.New("ai: a stream can be read only once")
-
-// ErrStreamStopped is what the result accessors return when the reader of
-// [StreamTextResult.Parts] stopped before the end: the generation was
-// cancelled at that point.
-var ErrStreamStopped = errors.New("ai: the stream's reader stopped before the end")
 
 // StreamTextResult is a generation in progress. Read it once, with
 // [StreamTextResult.Parts] or [StreamTextResult.TextStream]; the accessors
@@ -38,6 +25,7 @@ type StreamTextResult struct {
 	done    chan struct{}
 	result  *GenerateTextResult
 	err     error
+	st      streamer
 }
 
 // StreamText starts a generation like [GenerateText] and returns its stream
@@ -138,14 +126,16 @@ func (s *StreamTextResult) ResponseMessages() ([]Message, error) {
 	return res.ResponseMessages, err
 }
 
-// streamer drives one stream.
+// streamer drives one stream: it runs the engine's steps and emits their
+// parts to the reader.
 type streamer struct {
 	r        *run
 	yield    func(Part, error) bool
-	stopped  bool // the reader stopped
-	aborted  bool
-	noOutput error // why no step could be recorded
-	usedIDs  map[string]bool
+	stopped  bool     // the reader stopped
+	aborted  error    // why the stream ends with an abort, when it does
+	noOutput error    // why no step could be recorded
+	failures []error  // the errors of the error parts emitted
+	usedIDs  []string // block ids of the finished steps
 	cancel   context.CancelCauseFunc
 }
 
@@ -155,14 +145,18 @@ func (s *StreamTextResult) drive(yield func(Part, error) bool) {
 	ctx, cancel := context.WithCancelCause(s.r.ctx)
 	s.r.ctx = ctx
 	defer cancel(nil)
-	st := &streamer{r: s.r, yield: yield, cancel: cancel, usedIDs: map[string]bool{}}
-	s.result, s.err = st.run()
+	st := &s.st
+	*st = streamer{r: s.r, yield: yield, cancel: cancel}
+	s.result, s.err = s.r.observed(st.run)
 }
 
 // emit hands a part to the reader; false means stop.
 func (st *streamer) emit(p Part) bool {
 	if st.stopped {
 		return false
+	}
+	if e, ok := p.(ErrorPart); ok {
+		st.failures = append(st.failures, e.Err)
 	}
 	if !st.yield(p, nil) {
 		st.stopped = true
@@ -180,11 +174,14 @@ func (st *streamer) fail(err error) {
 	}
 }
 
-func (st *streamer) abortReason() error {
-	if err := context.Cause(st.r.ctx); err != nil {
-		return err
+// abortFor records that ctx ended the stream.
+func (st *streamer) abortFor(ctx context.Context) {
+	if st.aborted == nil {
+		st.aborted = context.Cause(ctx)
+		if st.aborted == nil {
+			st.aborted = context.Canceled
+		}
 	}
-	return context.Canceled
 }
 
 func (st *streamer) run() (*GenerateTextResult, error) {
@@ -196,25 +193,21 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		st.emit(ErrorPart{Err: err})
 		return nil, &NoOutputGeneratedError{Message: "check the stream for errors", Cause: err}
 	}
-	var resumed []Part
-	var mu sync.Mutex
-	err := r.resume(&resumeEvents{
-		denied: func(c ToolCall) {
-			resumed = append(resumed, ToolOutputDenied{ToolCallID: c.ToolCallID, ToolName: c.ToolName})
+	err := r.resume(&resumeHooks{
+		denied: func(c ToolCall) bool {
+			return st.emit(ToolOutputDenied{ToolCallID: c.ToolCallID, ToolName: c.ToolName})
 		},
-		output: func(p ContentPart) {
-			mu.Lock()
-			resumed = append(resumed, p.(Part))
-			mu.Unlock()
+		invalid: func(e ToolError) bool { return st.emit(e) },
+		run: func(s *step, calls []*callState) ([]ContentPart, error) {
+			return st.runTools(s, calls, r.messages)
 		},
 	})
-	for _, p := range resumed {
-		if !st.emit(p) {
-			return st.partial()
-		}
+	if st.stopped {
+		return st.partial()
 	}
 	if err != nil {
 		if r.ctx.Err() != nil {
+			st.abortFor(r.ctx)
 			return st.abort()
 		}
 		st.emit(ErrorPart{Err: err})
@@ -224,6 +217,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		s, err := r.prepare()
 		if err != nil {
 			if r.ctx.Err() != nil {
+				st.abortFor(r.ctx)
 				return st.abort()
 			}
 			var fatal *CallbackPanicError
@@ -236,6 +230,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 			break
 		}
 		more, err := st.step(s)
+		r.endStep(s, st.stepErr(err))
 		s.cancel()
 		if st.stopped {
 			if err != nil {
@@ -243,7 +238,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 			}
 			return st.partial()
 		}
-		if st.aborted {
+		if st.aborted != nil {
 			return st.abort()
 		}
 		if err != nil {
@@ -265,9 +260,13 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		return nil, &NoOutputGeneratedError{Message: "check the stream for errors"}
 	}
 	last := r.steps[len(r.steps)-1]
-	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage()})
+	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage(&r.totals)})
 	if st.stopped {
 		return st.partial()
+	}
+	_ = r.completeOutput(true) // read with OutputOf
+	if len(st.failures) > 0 {
+		return r.result(), &StreamFailedError{Errs: st.failures}
 	}
 	return r.result(), nil
 }
@@ -284,370 +283,122 @@ func (st *streamer) partialWith(err error) (*GenerateTextResult, error) {
 }
 
 func (st *streamer) abort() (*GenerateTextResult, error) {
-	reason := st.abortReason()
-	st.emit(Abort{Reason: reason.Error()})
-	return st.partialWith(reason)
-}
-
-// textBlock is a text or reasoning block being received.
-type textBlock struct {
-	index int    // position in the step content
-	id    string // id in the stream
-	buf   strings.Builder
-	meta  ProviderMetadata
-}
-
-// add appends a delta; metadata on a delta replaces the block's. It reports
-// whether the delta carried output.
-func (b *textBlock) add(delta string, pm ProviderMetadata) bool {
-	b.buf.WriteString(delta)
-	if pm != nil {
-		b.meta = pm
-	}
-	return delta != ""
-}
-
-// finish writes the block's text into its place in the step content.
-func (b *textBlock) finish(content []ContentPart, reasoning bool) {
-	if reasoning {
-		content[b.index] = Reasoning{Text: b.buf.String(), ProviderMetadata: b.meta}
-	} else {
-		content[b.index] = Text{Text: b.buf.String(), ProviderMetadata: b.meta}
-	}
-}
-
-// endBlock closes a block and returns its id in the stream (the provider's
-// id for a block that was never opened).
-func endBlock(blocks map[string]*textBlock, content []ContentPart, id string, pm ProviderMetadata, reasoning bool) string {
-	b := blocks[id]
-	if b == nil {
-		return id
-	}
-	if pm != nil {
-		b.meta = pm
-	}
-	b.finish(content, reasoning)
-	delete(blocks, id)
-	return b.id
+	st.emit(Abort{Reason: st.aborted.Error()})
+	return st.partialWith(st.aborted)
 }
 
 // reserveID keeps provider ids unique over the whole stream: an id already
 // used by an earlier step is replaced by a generated one.
-func (st *streamer) reserveID(id string, step map[string]bool) string {
-	if st.usedIDs[id] && !step[id] {
+func (st *streamer) reserveID(id string, ss *streamStep) string {
+	if slices.Contains(st.usedIDs, id) && !slices.Contains(ss.stepIDs, id) {
 		id = st.r.newID()
 	}
-	step[id] = true
+	if !slices.Contains(ss.stepIDs, id) {
+		ss.stepIDs = append(ss.stepIDs, id)
+	}
 	return id
+}
+
+// streamStep is what a streaming step tracks beyond the engine's stepRun:
+// open text and reasoning blocks, ids, and whether the model produced
+// anything.
+type streamStep struct {
+	st       *streamer
+	sr       *stepRun
+	blocks   []*textBlock // the open text and reasoning blocks
+	blockBuf [2]textBlock
+	stepIDs  []string     // the block ids of this step
+	inputs   []inputEntry // tools whose input is streaming
+	started  bool         // start-step was emitted
+	terminal bool         // a finish or error part arrived
+	output   bool         // the model produced output
+	// withhold is set when no tool may run (tool choice none): tool input
+	// and calls are not streamed.
+	withhold bool
+	filter   *outputFilter // the output's partial values, if any
+}
+
+// inputEntry is a tool whose call's input is streaming.
+type inputEntry struct {
+	id string
+	e  *stepEntry
+}
+
+// block returns the open block of an id.
+func (ss *streamStep) block(id string, reasoning bool) *textBlock {
+	for _, b := range ss.blocks {
+		if b.key == id && b.reasoning == reasoning {
+			return b
+		}
+	}
+	return nil
+}
+
+// input returns the tool whose input streams under a call id.
+func (ss *streamStep) input(id string) *stepEntry {
+	for _, in := range ss.inputs {
+		if in.id == id {
+			return in.e
+		}
+	}
+	return nil
 }
 
 // step runs one streaming step and reports whether to go on. An error is
 // fatal: it ends the iteration.
 func (st *streamer) step(s *step) (bool, error) {
 	r := st.r
-	res, err := callModel(r, s.ctx, func(ctx context.Context) (res *provider.StreamResult, err error) {
-		defer func() {
-			if v := recover(); v != nil {
-				res, err = nil, &CallbackPanicError{Callback: "the model's Stream", Panic: v}
-			}
-		}()
-		res, err = s.model.Stream(ctx, &s.call)
-		if err == nil && (res == nil || res.Stream == nil) {
-			err = &provider.InvalidResponseDataError{Message: "the model returned no stream"}
-		}
-		return res, err
-	})
+	res, err := r.modelStream(s)
 	if err != nil {
-		if r.ctx.Err() != nil {
-			st.aborted = true
+		if s.ctx.Err() != nil {
+			st.abortFor(s.ctx)
 			return false, nil
 		}
 		st.emit(ErrorPart{Err: err})
 		st.noOutput = err
 		return false, nil
 	}
-
-	var (
-		content      []ContentPart
-		calls        []ToolCall
-		warnings     []Warning
-		texts        = map[string]*textBlock{}
-		reasonings   = map[string]*textBlock{}
-		stepIDs      = map[string]bool{}
-		started      bool
-		terminal     bool
-		output       bool
-		finish       = provider.FinishReason{Unified: FinishOther}
-		usage        provider.Usage
-		meta         ProviderMetadata
-		resp         provider.ResponseInfo
-		violation    bool
-		blocked      = map[string]bool{}
-		withhold     = !s.tools.exec
-		inputEntries = map[string]*stepEntry{}
-	)
+	sr := s.newStepRun(r, st)
+	sr.finish, sr.request = provider.FinishReason{Unified: FinishOther}, res.Request
 	if res.Response != nil {
-		resp = *res.Response
+		sr.response = *res.Response
 	}
-	startStep := func() bool {
-		if started {
-			return true
-		}
-		started = true
-		return st.emit(StartStep{Warnings: warnings, Request: res.Request})
-	}
-	openBlock := func(blocks map[string]*textBlock, id string, pm ProviderMetadata, reasoning bool) *textBlock {
-		b := &textBlock{index: len(content), id: st.reserveID(id, stepIDs), meta: pm}
-		blocks[id] = b
-		if reasoning {
-			content = append(content, Reasoning{})
-		} else {
-			content = append(content, Text{})
-		}
-		return b
-	}
-	// hook calls a tool's input callback; an error ends the stream.
-	hook := func(e *stepEntry, id string, f func(ToolExecutionOptions) error) error {
-		tctx, err := r.toolContext(s, e.name, e.exec)
-		if err != nil {
-			return err
-		}
-		opts := ToolExecutionOptions{ToolCallID: id, Messages: s.messages, Context: tctx, Sandbox: s.tools.sandbox}
-		return guard(ToolCall{ToolCallID: id, ToolName: e.name}, func() error { return f(opts) })
-	}
-
-loop:
+	ss := &streamStep{st: st, sr: sr, withhold: !s.tools.exec}
+	ss.filter = newOutputFilter(ss)
 	for part, err := range res.Stream {
 		if err != nil {
-			if r.ctx.Err() != nil {
-				st.aborted = true
+			if s.ctx.Err() != nil {
+				st.abortFor(s.ctx)
 				return false, nil
 			}
-			if !startStep() {
+			if !ss.startStep() {
 				return false, nil
 			}
 			st.emit(ErrorPart{Err: err})
-			finish = provider.FinishReason{Unified: FinishError}
-			terminal = true
+			sr.finish = provider.FinishReason{Unified: FinishError}
+			ss.terminal = true
 			break
 		}
-		if ss, ok := part.(provider.StreamStart); ok {
-			warnings = ss.Warnings
-			continue
-		}
-		if !startStep() {
-			return false, nil
-		}
-		ok := true
-		switch p := part.(type) {
-		case provider.ResponseMetadata:
-			if p.ID != "" {
-				resp.ID = p.ID
-			}
-			if !p.Timestamp.IsZero() {
-				resp.Timestamp = p.Timestamp
-			}
-			if p.ModelID != "" {
-				resp.ModelID = p.ModelID
-			}
-		case provider.TextStart:
-			b := openBlock(texts, p.ID, p.ProviderMetadata, false)
-			ok = st.emit(TextStart{ID: b.id, ProviderMetadata: p.ProviderMetadata})
-		case provider.TextDelta:
-			b := texts[p.ID]
-			if b == nil {
-				b = openBlock(texts, p.ID, p.ProviderMetadata, false)
-			}
-			output = b.add(p.Delta, p.ProviderMetadata) || output
-			// Empty text deltas without metadata are not passed on.
-			if p.Delta != "" || p.ProviderMetadata != nil {
-				ok = st.emit(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata})
-			}
-		case provider.TextEnd:
-			id := endBlock(texts, content, p.ID, p.ProviderMetadata, false)
-			ok = st.emit(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata})
-		case provider.ReasoningStart:
-			b := openBlock(reasonings, p.ID, p.ProviderMetadata, true)
-			ok = st.emit(ReasoningStart{ID: b.id, ProviderMetadata: p.ProviderMetadata})
-		case provider.ReasoningDelta:
-			b := reasonings[p.ID]
-			if b == nil {
-				b = openBlock(reasonings, p.ID, p.ProviderMetadata, true)
-			}
-			output = b.add(p.Delta, p.ProviderMetadata) || output
-			ok = st.emit(ReasoningDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata})
-		case provider.ReasoningEnd:
-			id := endBlock(reasonings, content, p.ID, p.ProviderMetadata, true)
-			ok = st.emit(ReasoningEnd{ID: id, ProviderMetadata: p.ProviderMetadata})
-		case provider.ToolInputStart:
-			if withhold {
-				continue
-			}
-			part := ToolInputStart{ID: p.ID, ToolName: p.ToolName, InputEncoding: p.InputEncoding,
-				ProviderExecuted: p.ProviderExecuted, Dynamic: p.Dynamic, ProviderMetadata: p.ProviderMetadata}
-			if t, found := r.idx.get(p.ToolName); found {
-				part.Dynamic = part.Dynamic || t.Kind() == DynamicKind
-				part.Title = t.core().title
-				part.ToolMetadata = t.core().metadata
-			}
-			if e, found := s.tools.execTool(p.ToolName); found && e.model {
-				inputEntries[p.ID] = e
-				if f := e.exec.core().onInputStart; f != nil {
-					if err := hook(e, p.ID, func(o ToolExecutionOptions) error { return f(s.ctx, o) }); err != nil {
-						return false, err
-					}
-				}
-			}
-			ok = st.emit(part)
-		case provider.ToolInputDelta:
-			if withhold {
-				continue
-			}
-			if p.Delta != "" {
-				output = true
-			}
-			if e := inputEntries[p.ID]; e != nil {
-				if f := e.exec.core().onInputDelta; f != nil {
-					if err := hook(e, p.ID, func(o ToolExecutionOptions) error { return f(s.ctx, p.Delta, o) }); err != nil {
-						return false, err
-					}
-				}
-			}
-			ok = st.emit(p)
-		case provider.ToolInputEnd:
-			if withhold {
-				continue
-			}
-			ok = st.emit(p)
-		case provider.ToolCall:
-			output = true
-			if withhold {
-				calls = append(calls, ToolCall{ToolCallID: p.ToolCallID, ToolName: p.ToolName})
-				continue
-			}
-			call := r.parseCall(s, p)
-			calls = append(calls, call)
-			content = append(content, call)
-			e, found := s.tools.execTool(call.ToolName)
-			if found && !call.Invalid {
-				// The callback sees the input before the reader sees the call.
-				if f := e.exec.core().onInputAvailable; f != nil {
-					if err := hook(e, call.ToolCallID, func(o ToolExecutionOptions) error { return f(s.ctx, call.value, o) }); err != nil {
-						return false, err
-					}
-				}
-			}
-			if ok = st.emit(call); !ok {
-				break
-			}
-			if call.Invalid {
-				if !call.ProviderExecuted {
-					te := invalidCallError(call)
-					content = append(content, te)
-					ok = st.emit(te)
-				}
-				break
-			}
-			if !found {
-				break
-			}
-			req, resp, err := r.decideApproval(s, e, call)
-			if err != nil {
-				return false, err
-			}
-			if req == nil {
-				break
-			}
-			content = append(content, *req)
-			if ok = st.emit(*req); !ok || resp == nil {
-				blocked[call.ToolCallID] = resp == nil || blocked[call.ToolCallID]
-				break
-			}
-			content = append(content, *resp)
-			if ok = st.emit(*resp); !ok {
-				break
-			}
-			if !resp.Approved {
-				blocked[call.ToolCallID] = true
-				ok = st.emit(ToolOutputDenied{ToolCallID: call.ToolCallID, ToolName: call.ToolName})
-			}
-		case provider.ToolResult:
-			out, _ := r.providerResult(p, calls, s)
-			content = append(content, out)
-			if !withhold {
-				ok = st.emit(out.(Part))
-			}
-		case provider.ToolApprovalRequest:
-			if withhold {
-				continue
-			}
-			i := slices.IndexFunc(calls, func(c ToolCall) bool { return c.ToolCallID == p.ToolCallID })
-			if i < 0 {
-				ok = st.emit(ErrorPart{Err: &ToolCallNotFoundForApprovalError{ToolCallID: p.ToolCallID, ApprovalID: p.ApprovalID}})
-				break
-			}
-			req := ToolApprovalRequest{ApprovalID: p.ApprovalID, ToolCall: calls[i]}
-			content = append(content, req)
-			ok = st.emit(req)
-		case provider.Finish:
-			terminal = true
-			finish, usage, meta = p.FinishReason, p.Usage, p.ProviderMetadata
-			if err := checkToolChoice(s, calls, finish.Unified, s.model); err != nil {
-				violation = true
-				finish = provider.FinishReason{Unified: FinishError, Raw: finish.Raw}
-				ok = st.emit(ErrorPart{Err: err})
-			}
-		case provider.ErrorPart:
-			terminal = true
-			finish = provider.FinishReason{Unified: FinishError}
-			ok = st.emit(ErrorPart{Err: p.Err})
-		case provider.Raw:
-			if r.opts.IncludeRawChunks {
-				ok = st.emit(p)
-			}
-		case provider.Ping:
-			ok = st.emit(p)
-		case provider.File:
-			output = true
-			content = append(content, p)
-			ok = st.emit(p)
-		case provider.ReasoningFile:
-			output = true
-			content = append(content, p)
-			ok = st.emit(p)
-		case provider.Source:
-			content = append(content, p)
-			ok = st.emit(p)
-		case provider.Custom:
-			content = append(content, p)
-			ok = st.emit(p)
-		case nil:
-		default:
-			if pp, isPart := p.(Part); isPart {
-				ok = st.emit(pp)
-			}
+		ok, err := ss.part(part)
+		if err != nil {
+			return false, err
 		}
 		if !ok {
-			break loop
+			break
 		}
 	}
 	if st.stopped {
 		return false, nil
 	}
-	if r.ctx.Err() != nil {
-		st.aborted = true
+	if s.ctx.Err() != nil {
+		st.abortFor(s.ctx)
 		return false, nil
 	}
-	for id := range stepIDs {
-		st.usedIDs[id] = true
+	st.usedIDs = append(st.usedIDs, ss.stepIDs...)
+	for _, b := range ss.blocks {
+		b.finish(sr.content)
 	}
-	for _, b := range texts {
-		b.finish(content, false)
-	}
-	for _, b := range reasonings {
-		b.finish(content, true)
-	}
-	if !terminal && !output {
+	if !ss.terminal && !ss.output {
 		err := &NoOutputGeneratedError{Message: "the model stream ended without a finish part"}
 		st.emit(ErrorPart{Err: err})
 		st.noOutput = err
@@ -655,39 +406,237 @@ loop:
 	}
 
 	// Run the tools once the model has finished.
-	if s.tools.exec && !violation && (finish.Unified == FinishStop || finish.Unified == FinishToolCalls) {
-		var toRun []ToolCall
-		for _, c := range calls {
-			if !c.Invalid && !c.ProviderExecuted && !blocked[c.ToolCallID] {
-				toRun = append(toRun, c)
-			}
+	var done []ContentPart
+	if torun := sr.runnable(); len(torun) > 0 {
+		done, err = st.runTools(s, torun, s.messages)
+		if st.stopped {
+			return false, nil
 		}
-		if len(toRun) > 0 {
-			outs, err := st.execute(s, toRun)
-			content = append(content, outs...)
-			if st.stopped || r.ctx.Err() != nil {
-				if !st.stopped {
-					st.aborted = true
-				}
-				return false, nil
-			}
-			if err != nil {
-				return false, err
-			}
+		if s.ctx.Err() != nil {
+			st.abortFor(s.ctx)
+			return false, nil
+		}
+		if err != nil {
+			return false, err
 		}
 	}
-
-	usageStep := usageFrom(usage)
-	more, err := r.finishStep(s, content, finish, usage, warnings, meta, res.Request, &resp)
+	more, err := r.finishStep(s, sr, sr.assemble(done))
 	if err != nil {
 		return false, err
 	}
-	sr := r.steps[len(r.steps)-1]
-	if !st.emit(FinishStep{FinishReason: sr.FinishReason, RawFinishReason: sr.RawFinishReason, Usage: usageStep,
-		Response: sr.Response, ProviderMetadata: meta}) {
+	last := r.steps[len(r.steps)-1]
+	if !ss.flushText() || !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: last.Usage,
+		Response: last.Response, ProviderMetadata: sr.meta}) {
 		return false, nil
 	}
 	return more, nil
+}
+
+// startStep emits start-step before the step's first part.
+func (ss *streamStep) startStep() bool {
+	if ss.started {
+		return true
+	}
+	ss.started = true
+	return ss.st.emit(StartStep{Warnings: ss.sr.warnings, Request: ss.sr.request})
+}
+
+// openBlock starts a text or reasoning block at the end of the content.
+func (ss *streamStep) openBlock(id string, pm ProviderMetadata, reasoning bool) *textBlock {
+	sr := ss.sr
+	var b *textBlock
+	for i := range ss.blockBuf {
+		if !ss.blockBuf[i].used {
+			b = &ss.blockBuf[i]
+			break
+		}
+	}
+	if b == nil {
+		b = new(textBlock)
+	}
+	*b = textBlock{used: true, key: id, reasoning: reasoning, index: len(sr.content), id: ss.st.reserveID(id, ss), meta: pm}
+	ss.blocks = append(ss.blocks, b)
+	// The block's place in the content; it is filled when the block ends.
+	sr.content = append(sr.content, nil)
+	return b
+}
+
+// endBlock closes a block and returns its id in the stream.
+func (ss *streamStep) endBlock(b *textBlock, pm ProviderMetadata) string {
+	if pm != nil {
+		b.meta = pm
+	}
+	b.finish(ss.sr.content)
+	if i := slices.Index(ss.blocks, b); i >= 0 {
+		ss.blocks = slices.Delete(ss.blocks, i, i+1)
+	}
+	id := b.id
+	*b = textBlock{} // free for the next block
+	return id
+}
+
+// orphan streams a delta or end of a block that was never started, and then
+// an error part: the part is not kept in the step's content.
+func (ss *streamStep) orphan(p Part, msg string) (bool, error) {
+	if !ss.st.emit(p) {
+		return false, nil
+	}
+	return ss.st.emit(ErrorPart{Err: &StreamProtocolError{Message: msg}}), nil
+}
+
+// part handles one part of the model's stream. It reports false when the
+// reader stopped; an error is fatal.
+func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
+	st, sr, s := ss.st, ss.sr, ss.sr.s
+	r := st.r
+	if p, ok := part.(provider.StreamStart); ok {
+		sr.warnings = p.Warnings
+		return true, nil
+	}
+	if !ss.startStep() {
+		return false, nil
+	}
+	switch p := part.(type) {
+	case provider.ResponseMetadata:
+		if p.ID != "" {
+			sr.response.ID = p.ID
+		}
+		if !p.Timestamp.IsZero() {
+			sr.response.Timestamp = p.Timestamp
+		}
+		if p.ModelID != "" {
+			sr.response.ModelID = p.ModelID
+		}
+	case provider.TextStart:
+		b := ss.openBlock(p.ID, p.ProviderMetadata, false)
+		return ss.emitText(TextStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
+	case provider.TextDelta:
+		b := ss.block(p.ID, false)
+		if b == nil {
+			// As in the reference: the delta is streamed but not kept, and
+			// an error part follows.
+			return ss.orphan(TextDelta{ID: p.ID, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}, "text part "+p.ID+" not found")
+		}
+		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
+		// Empty text deltas without metadata are not passed on.
+		if p.Delta != "" || p.ProviderMetadata != nil {
+			return ss.emitText(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
+		}
+	case provider.TextEnd:
+		b := ss.block(p.ID, false)
+		if b == nil {
+			return ss.orphan(TextEnd{ID: p.ID, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}, "text part "+p.ID+" not found")
+		}
+		id := ss.endBlock(b, p.ProviderMetadata)
+		return ss.emitText(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}), nil
+	case provider.ReasoningStart:
+		b := ss.openBlock(p.ID, p.ProviderMetadata, true)
+		return st.emit(ReasoningStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
+	case provider.ReasoningDelta:
+		b := ss.block(p.ID, true)
+		if b == nil {
+			return ss.orphan(ReasoningDelta{ID: p.ID, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
+		}
+		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
+		return st.emit(ReasoningDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
+	case provider.ReasoningEnd:
+		b := ss.block(p.ID, true)
+		if b == nil {
+			return ss.orphan(ReasoningEnd{ID: p.ID, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
+		}
+		id := ss.endBlock(b, p.ProviderMetadata)
+		return st.emit(ReasoningEnd{ID: id, ProviderMetadata: p.ProviderMetadata}), nil
+	case provider.ToolInputStart:
+		if ss.withhold {
+			return true, nil
+		}
+		out := ToolInputStart{ID: p.ID, ToolName: p.ToolName, InputEncoding: p.InputEncoding,
+			ProviderExecuted: p.ProviderExecuted, Dynamic: p.Dynamic, ProviderMetadata: p.ProviderMetadata}
+		if t, found := r.idx.get(p.ToolName); found {
+			out.Dynamic = out.Dynamic || t.Kind() == DynamicKind
+			out.Title = t.core().title
+			out.ToolMetadata = t.core().metadata
+		}
+		if e, found := s.tools.execTool(p.ToolName); found && e.model {
+			ss.inputs = append(ss.inputs, inputEntry{p.ID, e})
+			if f := e.exec.core().onInputStart; f != nil {
+				if err := r.inputHook(s, e, p.ID, func(o ToolExecutionOptions) error { return f(s.ctx, o) }); err != nil {
+					return false, err
+				}
+			}
+		}
+		return st.emit(out), nil
+	case provider.ToolInputDelta:
+		if ss.withhold {
+			return true, nil
+		}
+		if p.Delta != "" {
+			ss.output = true
+		}
+		if e := ss.input(p.ID); e != nil {
+			if f := e.exec.core().onInputDelta; f != nil {
+				if err := r.inputHook(s, e, p.ID, func(o ToolExecutionOptions) error { return f(s.ctx, p.Delta, o) }); err != nil {
+					return false, err
+				}
+			}
+		}
+		return st.emit(ToolInputDelta(p)), nil
+	case provider.ToolInputEnd:
+		if ss.withhold {
+			return true, nil
+		}
+		return st.emit(ToolInputEnd(p)), nil
+	case provider.ToolCall:
+		ss.output = true
+		if ss.withhold {
+			// Recorded for the tool choice check only.
+			sr.calls = append(sr.calls, &callState{call: ToolCall{ToolCallID: p.ToolCallID, ToolName: p.ToolName}})
+			return true, nil
+		}
+		return sr.toolCall(p)
+	case provider.ToolResult:
+		out, _ := sr.providerResult(p)
+		if !ss.withhold {
+			return st.emit(out.(Part)), nil
+		}
+	case provider.ToolApprovalRequest:
+		if ss.withhold {
+			return true, nil
+		}
+		req, err := sr.approvalRequest(p)
+		if err != nil {
+			return st.emit(ErrorPart{Err: err}), nil
+		}
+		return st.emit(*req), nil
+	case provider.Finish:
+		ss.terminal = true
+		sr.finish, sr.usage, sr.meta = p.FinishReason, p.Usage, p.ProviderMetadata
+		if err := sr.checkToolChoice(); err != nil {
+			sr.violation = true
+			sr.finish = provider.FinishReason{Unified: FinishError, Raw: sr.finish.Raw}
+			return st.emit(ErrorPart{Err: err}), nil
+		}
+	case provider.ErrorPart:
+		ss.terminal = true
+		sr.finish = provider.FinishReason{Unified: FinishError}
+		return st.emit(ErrorPart{Err: p.Err}), nil
+	case provider.Raw:
+		if r.opts.IncludeRawChunks {
+			return st.emit(Raw(p)), nil
+		}
+	case provider.Ping:
+		return st.emit(Ping{}), nil
+	case provider.File, provider.ReasoningFile, provider.Source, provider.Custom:
+		c, _ := contentFrom(p.(provider.Content))
+		if _, isSource := p.(provider.Source); !isSource {
+			if _, isCustom := p.(provider.Custom); !isCustom {
+				ss.output = true
+			}
+		}
+		sr.content = append(sr.content, c)
+		return st.emit(c.(Part)), nil
+	}
+	return true, nil
 }
 
 // settleWindow is how long, from the start of a step's tool executions,
@@ -698,24 +647,33 @@ loop:
 // results stream in completion order as they arrive.
 const settleWindow = 50 * time.Millisecond
 
-// execute runs a step's calls and streams their preliminary and final
-// results in completion order; it returns the final outputs in that order.
-func (st *streamer) execute(s *step, calls []ToolCall) ([]ContentPart, error) {
-	ch := make(chan Part, 16)
-	s.prelim = func(call ToolCall, v any) {
-		ch <- ToolResult{
-			ToolCallID: call.ToolCallID, ToolName: call.ToolName, Input: call.Input, Output: v,
-			Dynamic: call.Dynamic, Preliminary: true, ToolMetadata: call.ToolMetadata, ProviderMetadata: call.ProviderMetadata,
-		}
+// chanSink passes a stream's tool outcomes to the goroutine that emits them.
+type chanSink chan Part
+
+func (c chanSink) preliminary(call ToolCall, v any) {
+	c <- ToolResult{
+		ToolCallID: call.ToolCallID, ToolName: call.ToolName, Input: call.Input, Output: v,
+		Dynamic: call.Dynamic, Preliminary: true, ToolMetadata: call.ToolMetadata, ProviderMetadata: call.ProviderMetadata,
 	}
+}
+
+func (c chanSink) done(out ContentPart) { c <- out.(Part) }
+
+// runTools executes calls and streams their preliminary and final outcomes
+// in completion order; it returns the final outcomes in that order.
+func (st *streamer) runTools(s *step, calls []*callState, messages []Message) ([]ContentPart, error) {
+	if len(calls) == 1 {
+		return st.runTool(s, calls[0], messages)
+	}
+	ch := make(chanSink, 16)
 	var execErr error
 	go func() {
 		defer close(ch)
-		_, execErr = st.r.executeAll(s, calls, s.messages, func(p ContentPart) { ch <- p.(Part) })
+		execErr = st.r.executeAll(s, calls, messages, ch)
 	}()
 	index := func(p Part) int {
 		id := callIDOf(p.(ContentPart))
-		return slices.IndexFunc(calls, func(c ToolCall) bool { return c.ToolCallID == id })
+		return slices.IndexFunc(calls, func(c *callState) bool { return c.call.ToolCallID == id })
 	}
 	var outs []ContentPart
 	var batch []Part
@@ -739,9 +697,9 @@ func (st *streamer) execute(s *step, calls []ToolCall) ([]ContentPart, error) {
 			if tr, ok := p.(ToolResult); !ok || !tr.Preliminary {
 				outs = append(outs, p.(ContentPart))
 			}
-			// Once the generation is cancelled, the failures of the tools it
+			// Once the step is cancelled, the failures of the tools it
 			// cancelled are not news; the stream ends with an abort.
-			if !st.stopped && st.r.ctx.Err() == nil && !st.emit(p) {
+			if !st.stopped && s.ctx.Err() == nil && !st.emit(p) {
 				s.cancel()
 			}
 		}
@@ -751,29 +709,85 @@ func (st *streamer) execute(s *step, calls []ToolCall) ([]ContentPart, error) {
 	holding := len(calls) > 1
 	timer := time.NewTimer(settleWindow)
 	defer timer.Stop()
-	for {
-		if !holding {
-			p, ok := <-ch
-			if !ok {
-				break
-			}
-			batch = append(batch, p)
-			flush()
-			continue
-		}
+	for holding {
 		select {
 		case p, ok := <-ch:
 			if !ok {
 				holding = false
-				flush()
-				return outs, execErr
+				break
 			}
 			batch = append(batch, p)
 		case <-timer.C:
 			holding = false
-			flush()
 		}
 	}
 	flush()
-	return outs, execErr
+	for p := range ch {
+		batch = append(batch, p)
+		flush()
+	}
+	return outs, settled(s, calls, execErr)
+}
+
+// runTool executes a single call on the reader's goroutine, emitting its
+// preliminary results and its outcome as they come: with nothing to order
+// them against, no goroutine or channel is needed.
+func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]ContentPart, error) {
+	emit := func(p Part) {
+		// Once the step is cancelled, the failure of the tool it cancelled
+		// is not news; the stream ends with an abort.
+		if !st.stopped && s.ctx.Err() == nil && !st.emit(p) {
+			s.cancel()
+		}
+	}
+	var prelim func(any)
+	if cs.entry.exec.core().streams {
+		prelim = func(v any) {
+			c := cs.call
+			emit(ToolResult{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: c.Input, Output: v, Dynamic: c.Dynamic,
+				Preliminary: true, ToolMetadata: c.ToolMetadata, ProviderMetadata: c.ProviderMetadata})
+		}
+	}
+	var out ContentPart
+	var err error
+	if s.ctx.Err() == nil {
+		out, err = st.r.executeCall(s.ctx, s, cs.entry, cs.call, messages, func() {}, prelim)
+	}
+	cs.outcome = out
+	var outs []ContentPart
+	if out != nil {
+		emit(out.(Part))
+		if s.store != nil {
+			outs = s.store.done[:0]
+		}
+		outs = append(outs, out)
+	}
+	return outs, settled(s, []*callState{cs}, err)
+}
+
+// settled returns the error of a step's executions: a cancelled step is an
+// error (wrapping the cause), and so is a call left without an outcome.
+func settled(s *step, calls []*callState, err error) error {
+	if s.ctx.Err() != nil {
+		return context.Cause(s.ctx)
+	}
+	if err != nil {
+		return err
+	}
+	for _, cs := range calls {
+		if cs.outcome == nil {
+			return context.Canceled
+		}
+	}
+	return nil
+}
+
+func callIDOf(p ContentPart) string {
+	switch p := p.(type) {
+	case ToolResult:
+		return p.ToolCallID
+	case ToolError:
+		return p.ToolCallID
+	}
+	return ""
 }

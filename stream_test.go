@@ -231,9 +231,15 @@ func TestStreamProviderErrorMidStream(t *testing.T) {
 	parts, err := collect(t, res)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"start", "start-step", "text-start", "text-delta Hi", "error", "text-end", "finish-step stop", "finish stop"}, parts)
+	// The accessors report the failure, and keep the partial result.
 	text, err := res.Text()
-	require.NoError(t, err)
+	var failed *ai.StreamFailedError
+	require.ErrorAs(t, err, &failed)
+	assert.EqualError(t, failed.Errs[0], "provider blew")
 	assert.Equal(t, "Hi", text)
+	steps, err := res.Steps()
+	assert.ErrorAs(t, err, &failed)
+	assert.Len(t, steps, 1)
 }
 
 func TestStreamWithoutFinish(t *testing.T) {
@@ -350,8 +356,15 @@ func TestStreamMalformedPartsDoNotPanic(t *testing.T) {
 	require.NoError(t, err)
 	parts, err := collect(t, res)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"start", "start-step", "tool-input-delta", "text-delta x", "text-end",
+	// Deltas and ends of blocks that were never started are streamed and
+	// followed by an error part, as in the reference.
+	assert.Equal(t, []string{"start", "start-step", "tool-input-delta", "text-delta x", "error", "text-end", "error",
 		"tool-call echo invalid", "tool-error echo", "error", "finish-step tool-calls", "finish tool-calls"}, parts)
+	steps, err := res.Steps()
+	var protocol *ai.StreamProtocolError
+	require.ErrorAs(t, err, &protocol)
+	assert.Equal(t, "text part unopened not found", protocol.Message)
+	assert.Empty(t, steps[0].Text(), "the orphan delta is not kept")
 }
 
 func TestStreamAccessorsWithoutReading(t *testing.T) {

@@ -7,9 +7,11 @@ import (
 	"iter"
 	"reflect"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/aisdkgo/ai/internal/jsondec"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -288,7 +290,12 @@ type toolCore struct {
 	context         *schema
 	outputSchema    json.RawMessage
 	// decode turns validated input JSON into the value the callbacks get.
-	decode func(raw []byte) (any, error)
+	decode func(text string, raw []byte) (any, error)
+	// streams is set when execute yields preliminary results.
+	streams bool
+	// decodeOutput turns an output's JSON back into the value Execute
+	// returned (for results stored in a conversation).
+	decodeOutput func(raw []byte) (any, error)
 
 	execute          func(ctx context.Context, in any, opts ToolExecutionOptions, preliminary func(any)) (any, error)
 	toModelOutput    func(ctx context.Context, callID string, in, out any) (ToolResultOutput, error)
@@ -412,17 +419,19 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 		}
 	}
 	c.decode = decoderFor[In]()
+	c.decodeOutput = outputDecoderFor[Out]()
 
 	if d.execute != nil {
 		exec := d.execute
 		c.execute = func(ctx context.Context, in any, opts ToolExecutionOptions, _ func(any)) (any, error) {
-			return exec(ctx, in.(In), opts)
+			return exec(ctx, *in.(*In), opts)
 		}
 	} else if d.executeStream != nil {
+		c.streams = true
 		exec := d.executeStream
 		c.execute = func(ctx context.Context, in any, opts ToolExecutionOptions, preliminary func(any)) (any, error) {
 			var last any
-			for v, err := range exec(ctx, in.(In), opts) {
+			for v, err := range exec(ctx, *in.(*In), opts) {
 				if err != nil {
 					return nil, err
 				}
@@ -438,7 +447,7 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 		f := d.toModelOutput
 		c.toModelOutput = func(ctx context.Context, id string, in, out any) (ToolResultOutput, error) {
 			o, _ := out.(Out)
-			return f(ctx, ModelOutputOptions[In, Out]{ToolCallID: id, Input: in.(In), Output: o})
+			return f(ctx, ModelOutputOptions[In, Out]{ToolCallID: id, Input: *in.(*In), Output: o})
 		}
 	}
 	c.onInputStart = d.onInputStart
@@ -446,31 +455,49 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 	if d.onInputAvailable != nil {
 		f := d.onInputAvailable
 		c.onInputAvailable = func(ctx context.Context, in any, opts ToolExecutionOptions) error {
-			return f(ctx, in.(In), opts)
+			return f(ctx, *in.(*In), opts)
 		}
 	}
 	if d.needsApproval != nil {
 		f := d.needsApproval
 		c.needsApproval = func(ctx context.Context, in any, opts ApprovalOptions) (bool, error) {
-			return f(ctx, in.(In), opts)
+			return f(ctx, *in.(*In), opts)
 		}
 	}
 	return c, nil
 }
 
-// decoderFor returns the function that turns validated JSON into an In
-// value. Raw JSON inputs are passed through; every other type is decoded
-// with encoding/json.
-func decoderFor[In any]() func([]byte) (any, error) {
+// decoderFor returns the function that turns validated JSON text into a
+// *In, the value the erased callbacks receive. Raw JSON inputs are passed
+// through (raw is the text's bytes); every other type is decoded by
+// internal/jsondec, which decides exactly like encoding/json.
+func decoderFor[In any]() func(text string, raw []byte) (any, error) {
 	if reflect.TypeFor[In]() == reflect.TypeFor[json.RawMessage]() {
-		return func(raw []byte) (any, error) { return json.RawMessage(raw), nil }
+		return func(_ string, raw []byte) (any, error) {
+			v := json.RawMessage(raw)
+			return any(&v), nil
+		}
 	}
-	return func(raw []byte) (any, error) {
-		var v In
-		if err := json.Unmarshal(raw, &v); err != nil {
+	dec := jsondec.For(reflect.TypeFor[In]())
+	return func(text string, _ []byte) (any, error) {
+		v := new(In)
+		if err := dec.Decode(text, unsafe.Pointer(v)); err != nil {
 			return nil, err
 		}
 		return v, nil
+	}
+}
+
+// outputDecoderFor returns the function that turns an output's JSON back
+// into an Out value.
+func outputDecoderFor[Out any]() func(raw []byte) (any, error) {
+	dec := decoderFor[Out]()
+	return func(raw []byte) (any, error) {
+		v, err := dec(string(raw), raw)
+		if err != nil {
+			return nil, err
+		}
+		return *v.(*Out), nil
 	}
 }
 
@@ -563,7 +590,7 @@ func ProviderDefined(spec provider.ToolSpec) *ProviderTool {
 	c := toolCore{input: input, decode: decoderFor[json.RawMessage]()}
 	if exec := spec.Execute; exec != nil && !spec.ProviderExecuted {
 		c.execute = func(ctx context.Context, in any, _ ToolExecutionOptions, _ func(any)) (any, error) {
-			return exec(ctx, in.(json.RawMessage))
+			return exec(ctx, *in.(*json.RawMessage))
 		}
 	}
 	return &ProviderTool{
@@ -573,34 +600,4 @@ func ProviderDefined(spec provider.ToolSpec) *ProviderTool {
 		providerExecuted:        spec.ProviderExecuted,
 		supportsDeferredResults: spec.SupportsDeferredResults,
 	}
-}
-
-// NamedTool is a tool registered under a name.
-type NamedTool struct {
-	Name string
-	Tool Tool
-}
-
-// Tools is an ordered set of tools. The order is observable: tools are sent
-// to the model in this order (unless ToolOrder says otherwise), and tool
-// search ranks equal matches in this order. Names must be unique.
-type Tools []NamedTool
-
-// Get returns the tool registered under name.
-func (ts Tools) Get(name string) (Tool, bool) {
-	for _, t := range ts {
-		if t.Name == name {
-			return t.Tool, true
-		}
-	}
-	return nil, false
-}
-
-// Names returns the tool names in order.
-func (ts Tools) Names() []string {
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.Name
-	}
-	return names
 }

@@ -429,3 +429,30 @@ func TestRawInputSchemaKeepsWhatGoCanCheck(t *testing.T) {
 	assert.True(t, calls[0].Invalid, "the pattern Go understands is checked")
 	assert.False(t, calls[1].Invalid, "the look-ahead pattern is left to the tool")
 }
+
+// A result kept as JSON converts for the model through the tool's own
+// ToModelOutput, on the decoded values.
+func TestModelOutputOfStoredResults(t *testing.T) {
+	tool := ai.NewTool(ai.ToolDef[weatherIn, weatherOut]{
+		Execute: func(context.Context, weatherIn, ai.ToolExecutionOptions) (weatherOut, error) {
+			return weatherOut{}, nil
+		},
+		ToModelOutput: func(_ context.Context, o ai.ModelOutputOptions[weatherIn, weatherOut]) (ai.ToolResultOutput, error) {
+			return ai.TextOutput{Value: o.Input.City + ": " + o.Output.Forecast + " (" + o.ToolCallID + ")"}, nil
+		},
+	})
+	out, err := ai.ModelOutput(context.Background(), tool, "c1", json.RawMessage(`{"city":"Oslo"}`), json.RawMessage(`{"forecast":"rain"}`))
+	require.NoError(t, err)
+	assert.Equal(t, ai.TextOutput{Value: "Oslo: rain (c1)"}, out)
+
+	plain := weatherTool(nil)
+	out, err = ai.ModelOutput(context.Background(), plain, "c2", nil, json.RawMessage(`"just text"`))
+	require.NoError(t, err)
+	assert.Equal(t, ai.TextOutput{Value: "just text"}, out)
+	out, err = ai.ModelOutput(context.Background(), plain, "c3", nil, json.RawMessage(`{"a":1}`))
+	require.NoError(t, err)
+	assert.Equal(t, ai.JSONOutput{Value: json.RawMessage(`{"a":1}`)}, out)
+	_, err = ai.ModelOutput(context.Background(), tool, "c4", json.RawMessage(`{"city":"Oslo"}`), json.RawMessage(`[1]`))
+	var tve *ai.TypeValidationError
+	assert.ErrorAs(t, err, &tve)
+}

@@ -4,7 +4,39 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/aisdkgo/ai/provider"
 )
+
+// NamedTool is a tool registered under a name.
+type NamedTool struct {
+	Name string
+	Tool Tool
+}
+
+// Tools is an ordered set of tools. The order is observable: tools are sent
+// to the model in this order (unless ToolOrder says otherwise), and tool
+// search ranks equal matches in this order. Names must be unique.
+type Tools []NamedTool
+
+// Get returns the tool registered under name.
+func (ts Tools) Get(name string) (Tool, bool) {
+	for _, t := range ts {
+		if t.Name == name {
+			return t.Tool, true
+		}
+	}
+	return nil, false
+}
+
+// Names returns the tool names in order.
+func (ts Tools) Names() []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return names
+}
 
 // toolIndex is what the loop derives from a tool set: name lookup, the
 // non-deferred tools, the deferred ones, and the static part of the search
@@ -29,6 +61,58 @@ type toolIndex struct {
 
 	catalogOnce sync.Once
 	catalog     []SearchCandidate // deferred tools with static descriptions
+
+	// The step entries and provider definitions of a step that sees every
+	// tool as registered; defs is nil when a description is a function.
+	staticOnce sync.Once
+	entries    []stepEntry
+	defs       []provider.Tool
+}
+
+// staticEntries returns the step entries of all tools; steps share them and
+// must not modify them.
+func (x *toolIndex) staticEntries() []stepEntry {
+	x.buildStatic()
+	return x.entries
+}
+
+// staticDefs returns the provider definitions of all tools in set order,
+// or nil when some description depends on the step.
+func (x *toolIndex) staticDefs() []provider.Tool {
+	x.buildStatic()
+	return x.defs
+}
+
+func (x *toolIndex) buildStatic() {
+	x.staticOnce.Do(func() {
+		x.entries = make([]stepEntry, len(x.tools))
+		defs := make([]provider.Tool, 0, len(x.tools))
+		for i, nt := range x.tools {
+			x.entries[i] = stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true}
+			switch t := nt.Tool.(type) {
+			case *ProviderTool:
+				defs = append(defs, &provider.ProviderTool{ID: t.id, Name: nt.Name, Args: t.args})
+			case *FunctionTool:
+				if t.describe != nil || defs == nil {
+					defs = nil
+					continue
+				}
+				defs = append(defs, &provider.FunctionTool{
+					Name:            nt.Name,
+					Description:     t.description,
+					InputSchema:     t.c.input.raw,
+					InputExamples:   t.inputExamples,
+					Strict:          t.strict,
+					ProviderOptions: t.c.providerOptions,
+				})
+			default:
+				defs = nil
+			}
+		}
+		if len(defs) == len(x.tools) && len(defs) > 0 {
+			x.defs = defs
+		}
+	})
 }
 
 // indexCache keeps the indexes of recently used tool sets.

@@ -162,7 +162,8 @@ func TestCallTimeout(t *testing.T) {
 	require.NotNil(t, e)
 	assert.ErrorIs(t, e.Error, context.DeadlineExceeded)
 	require.IsType(t, ai.ErrorTextOutput{}, out)
-	assert.Contains(t, out.(ai.ErrorTextOutput).Value, "deadline exceeded")
+	// The model is told which tool ran out of time, and after how long.
+	assert.Equal(t, "tool tool timed out after 100ms", out.(ai.ErrorTextOutput).Value)
 	select {
 	case <-cancelled:
 	case <-time.After(5 * time.Second):

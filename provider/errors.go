@@ -1,9 +1,6 @@
 package provider
 
-import (
-	"fmt"
-	"net/http"
-)
+import "fmt"
 
 // APICallError is a failed call to a provider's API. The ai package retries
 // calls whose error is an APICallError with Retryable set.
@@ -17,7 +14,7 @@ type APICallError struct {
 	// RequestBody is the body that was sent.
 	RequestBody []byte
 	// ResponseHeaders and ResponseBody are the response, when one arrived.
-	ResponseHeaders http.Header
+	ResponseHeaders Header
 	ResponseBody    []byte
 	// Retryable says whether sending the same request again may succeed
 	// (rate limits, overload, server errors, dropped connections).
@@ -40,8 +37,7 @@ func (e *APICallError) Unwrap() error { return e.Cause }
 // IsRetryableStatus reports whether an HTTP status is worth retrying:
 // 408 (request timeout), 409 (conflict), 429 (rate limit) and all 5xx.
 func IsRetryableStatus(code int) bool {
-	return code == http.StatusRequestTimeout || code == http.StatusConflict ||
-		code == http.StatusTooManyRequests || code >= 500
+	return code == 408 || code == 409 || code == 429 || code >= 500
 }
 
 // InvalidResponseDataError reports a response the provider sent that does

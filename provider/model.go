@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
-	"net/http"
 	"regexp"
 	"time"
 )
@@ -87,7 +86,7 @@ type CallOptions struct {
 	// unparsed chunks.
 	IncludeRawChunks bool
 	// Headers are extra HTTP headers for the request.
-	Headers http.Header
+	Headers Header
 	// Reasoning is the reasoning effort; empty means the provider's default.
 	Reasoning ReasoningEffort
 	// ProviderOptions carry provider-specific settings, keyed by provider name.
@@ -133,6 +132,11 @@ type ProviderMetadata = ProviderOptions
 type GenerateResult struct {
 	// Content is what the model produced, in order.
 	Content []Content
+	// StructuredOutputText, when set, is the text to parse for a JSON
+	// response format where it differs from the text parts of Content
+	// joined (for example drafts followed by a final answer). A pointer to
+	// "" selects the empty text; nil means the joined text parts.
+	StructuredOutputText *string
 	// FinishReason says why the model stopped.
 	FinishReason FinishReason
 	// Usage counts the tokens of the call.
@@ -174,7 +178,7 @@ type ResponseInfo struct {
 	// ModelID is the model that answered.
 	ModelID string `json:"modelId,omitempty"`
 	// Headers are the HTTP response headers.
-	Headers http.Header `json:"headers,omitempty"`
+	Headers Header `json:"headers,omitempty"`
 	// Body is the raw response body of a non-streaming call.
 	Body json.RawMessage `json:"body,omitempty"`
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/aitest"
 	"github.com/aisdkgo/ai/provider"
+	// The JavaScript engine that runs the programs.
+	_ "github.com/aisdkgo/ai/quickjs"
 )
 
 type cityIn struct {

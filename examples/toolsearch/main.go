@@ -7,10 +7,12 @@
 //	go run ./examples/toolsearch
 //	go run ./examples/toolsearch -stream
 //
-// With a real model (the key comes from OPENAI_API_KEY or ANTHROPIC_API_KEY):
+// With a real model (the key comes from OPENAI_API_KEY, ANTHROPIC_API_KEY or
+// GOOGLE_GENERATIVE_AI_API_KEY):
 //
 //	go run ./examples/toolsearch -provider openai -model gpt-5-mini
 //	go run ./examples/toolsearch -provider anthropic -model claude-sonnet-4-5
+//	go run ./examples/toolsearch -provider google -model gemini-2.5-flash
 //	go run ./examples/toolsearch -provider compat -base-url http://localhost:11434/v1 -model qwen3
 package main
 
@@ -27,6 +29,7 @@ import (
 	"github.com/aisdkgo/ai/aitest"
 	"github.com/aisdkgo/ai/provider"
 	"github.com/aisdkgo/ai/providers/anthropic"
+	"github.com/aisdkgo/ai/providers/google"
 	"github.com/aisdkgo/ai/providers/openai"
 	"github.com/aisdkgo/ai/providers/openaicompat"
 )
@@ -142,9 +145,9 @@ func scriptedModel() provider.LanguageModel {
 }
 
 func main() {
-	providerName := flag.String("provider", "scripted", "scripted, openai, anthropic or compat")
+	providerName := flag.String("provider", "scripted", "scripted, openai, anthropic, google or compat")
 	modelID := flag.String("model", "", "the model id (for a real provider)")
-	baseURL := flag.String("base-url", "", "the server's base URL (compat; optional for openai and anthropic)")
+	baseURL := flag.String("base-url", "", "the server's base URL (compat; optional for openai, anthropic and google)")
 	stream := flag.Bool("stream", false, "stream the answer as it arrives")
 	flag.Parse()
 
@@ -259,6 +262,12 @@ func pickModel(name, id, baseURL string) (provider.LanguageModel, error) {
 			opts = append(opts, anthropic.WithBaseURL(baseURL))
 		}
 		return anthropic.New(opts...).Model(orDefault(id, "claude-sonnet-4-5")), nil
+	case "google":
+		var opts []google.Option
+		if baseURL != "" {
+			opts = append(opts, google.WithBaseURL(baseURL))
+		}
+		return google.New(opts...).Model(orDefault(id, "gemini-2.5-flash")), nil
 	case "compat":
 		if baseURL == "" {
 			return nil, fmt.Errorf("-provider compat needs -base-url")

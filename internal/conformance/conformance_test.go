@@ -25,6 +25,23 @@ func TestPublicScenariosThroughAgent(t *testing.T) {
 // stream errors.
 func TestExtraScenarios(t *testing.T) { replayDir(t, "testdata/extra", 40, RunScenario) }
 
+// TestExtraScenariosThroughAgent replays the extra scenarios through an
+// ai.Agent.
+func TestExtraScenariosThroughAgent(t *testing.T) {
+	replayDir(t, "testdata/extra", 40, RunScenarioThroughAgent)
+}
+
+// TestOutputScenarios replays the scenarios of testdata/output: object,
+// array, choice, JSON and text outputs, with tools, invalid output, and
+// streamed partial outputs and elements.
+func TestOutputScenarios(t *testing.T) { replayDir(t, "testdata/output", 30, RunScenario) }
+
+// TestOutputScenariosThroughAgent replays the output scenarios through an
+// ai.Agent.
+func TestOutputScenariosThroughAgent(t *testing.T) {
+	replayDir(t, "testdata/output", 30, RunScenarioThroughAgent)
+}
+
 func replayDir(t *testing.T, dir string, atLeast int, run func(context.Context, *Scenario) (map[string]any, error)) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -210,7 +209,7 @@ func parseChunk(raw json.RawMessage) (provider.StreamPart, error) {
 func scriptedError(raw json.RawMessage) error {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return ai.StringError(s)
+		return stringError(s)
 	}
 	var o struct {
 		Message *string `json:"message"`
@@ -231,3 +230,8 @@ func (e *streamProviderError) Error() string { return e.msg }
 type valueError struct{ raw json.RawMessage }
 
 func (e *valueError) Error() string { return string(e.raw) }
+
+// stringError is a scripted stream error that is a plain string.
+type stringError string
+
+func (e stringError) Error() string { return string(e) }

@@ -337,6 +337,9 @@ func (m *scriptedModel) take(opts *provider.CallOptions) (ResponseSpec, error) {
 	if opts.Tools != nil {
 		call["tools"] = toValue(opts.Tools)
 	}
+	if opts.ResponseFormat != nil {
+		call["responseFormat"] = toValue(opts.ResponseFormat)
+	}
 	m.rec.mu.Lock()
 	m.rec.calls = append(m.rec.calls, call)
 	m.rec.mu.Unlock()
@@ -507,6 +510,13 @@ func (b *built) options(r Run, model *scriptedModel, rec *recorder) (ai.Generate
 	if r.hasToolOrder {
 		o.ToolOrder = append([]string{}, r.ToolOrder...)
 	}
+	if r.Output != nil {
+		out, err := outputOf(r.Output)
+		if err != nil {
+			return o, err
+		}
+		o.Output = out
+	}
 	if r.StopWhen != nil {
 		sw, err := stopWhen(r.StopWhen)
 		if err != nil {
@@ -675,12 +685,15 @@ func executeRun(ctx context.Context, r Run, b *built, viaAgent bool) (map[string
 			if se := scenarioErr(err); se != nil {
 				return nil, se
 			}
-			trace["error"] = map[string]any{"name": errorName(err), "phase": "call"}
+			trace["error"] = errorEntry(err)
 		} else {
 			trace["text"] = res.Text
+			if r.Output != nil {
+				recordOutput(trace, res, r.Output)
+			}
 		}
 	case "stream":
-		if err := b.stream(ctx, opts, rec, trace, viaAgent); err != nil {
+		if err := b.stream(ctx, opts, r.Output, rec, trace, viaAgent); err != nil {
 			return nil, err
 		}
 	default:

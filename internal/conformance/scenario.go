@@ -37,11 +37,26 @@ type Run struct {
 	StopWhen     json.RawMessage   `json:"stopWhen"`
 	PrepareSteps []json.RawMessage `json:"prepareSteps"`
 	Responses    []ResponseSpec    `json:"responses"`
+	Output       *OutputSpec       `json:"output"`
 
 	hasActiveTools bool
 	hasToolOrder   bool
 	hasPrepare     bool
 	hasResponses   bool
+}
+
+// OutputSpec is a generation's output: "text", "object" (with schema),
+// "array" (with element, minItems, maxItems), "choice" (with options) or
+// "json"; name and description go to the response format.
+type OutputSpec struct {
+	Type        string          `json:"type"`
+	Schema      json.RawMessage `json:"schema"`
+	Element     json.RawMessage `json:"element"`
+	Options     []string        `json:"options"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	MinItems    *int            `json:"minItems"`
+	MaxItems    *int            `json:"maxItems"`
 }
 
 // ToolSpec is one tool registration.
@@ -86,15 +101,16 @@ type ResponseSpec struct {
 
 var (
 	scenarioKeys = keySet("name", "description", "mode", "system", "prompt", "messages", "activeTools",
-		"toolChoice", "toolsContext", "toolOrder", "stopWhen", "prepareSteps", "responses", "tools", "runs", "calls")
+		"toolChoice", "toolsContext", "toolOrder", "stopWhen", "prepareSteps", "responses", "tools", "runs", "calls", "output")
 	runKeys = keySet("mode", "system", "prompt", "messages", "activeTools", "toolChoice", "toolsContext",
-		"toolOrder", "stopWhen", "prepareSteps", "responses")
+		"toolOrder", "stopWhen", "prepareSteps", "responses", "output")
 	toolKeys = keySet("name", "kind", "description", "descriptionTemplate", "deferLoading", "inputSchema",
 		"strict", "inputExamples", "providerOptions", "contextSchema", "execute", "toModelOutput",
 		"needsApproval", "maxResults", "searchResults", "searchByQuery", "searchThrows")
 	executeKeys  = keySet("returns", "throws", "echoInput", "preliminary")
 	responseKeys = keySet("content", "finishReason", "usage", "chunks")
 	prepareKeys  = keySet("activeTools", "toolChoice", "toolsContext")
+	outputKeys   = keySet("type", "schema", "element", "options", "name", "description", "minItems", "maxItems")
 )
 
 func keySet(keys ...string) map[string]bool {
@@ -213,6 +229,11 @@ func parseRun(data []byte, allowed map[string]bool, where string) (Run, error) {
 	_, r.hasToolOrder = m["toolOrder"]
 	_, r.hasPrepare = m["prepareSteps"]
 	_, r.hasResponses = m["responses"]
+	if o, ok := m["output"]; ok {
+		if _, err := checkKeys(o, outputKeys, "output of "+where); err != nil {
+			return Run{}, err
+		}
+	}
 	if rs, ok := m["responses"]; ok {
 		var raws []json.RawMessage
 		if err := json.Unmarshal(rs, &raws); err != nil {
@@ -272,6 +293,9 @@ func (s *Scenario) merged(r Run) Run {
 	}
 	if !r.hasResponses {
 		r.Responses, r.hasResponses = b.Responses, b.hasResponses
+	}
+	if r.Output == nil {
+		r.Output = b.Output
 	}
 	return r
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // stream runs a stream-mode generation and records its parts.
-func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *recorder, trace map[string]any, viaAgent bool) error {
+func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, spec *OutputSpec, rec *recorder, trace map[string]any, viaAgent bool) error {
 	var res *ai.StreamTextResult
 	var err error
 	if viaAgent {
@@ -30,12 +30,19 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 	for _, set := range rec.usageSet {
 		anyUsage = anyUsage || set
 	}
+	var out *outputParts
+	if spec != nil {
+		out = &outputParts{spec: spec}
+	}
 	var iterErr error
 	resuming := true // before the first step: the outcomes of a resume
 	for p, err := range res.Parts() {
 		if err != nil {
 			iterErr = err
 			break
+		}
+		if out != nil && out.take(p) {
+			continue
 		}
 		var errPart ai.ErrorPart
 		if ep, ok := p.(ai.ErrorPart); ok {
@@ -77,6 +84,11 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 		trace["error"] = map[string]any{"name": errorName(iterErr), "phase": "call"}
 	}
 	text, err := res.Text()
+	var failed *ai.StreamFailedError
+	if errors.As(err, &failed) {
+		// The reference resolves the text of a stream that reported errors.
+		err = nil
+	}
 	if err != nil && !errors.Is(err, ai.ErrStreamStopped) {
 		if _, has := trace["error"]; !has {
 			if se := scenarioErr(err); se != nil {
@@ -88,18 +100,25 @@ func (b *built) stream(ctx context.Context, opts ai.GenerateTextOptions, rec *re
 		trace["text"] = text
 	}
 	trace["stream"] = parts
+	if out != nil {
+		out.record(trace, res)
+	}
 	return nil
 }
 
 // streamErrorValue renders the error of an error part like the reference:
 // strings stay strings, errors become {name, message}.
 func streamErrorValue(err error) any {
-	var se ai.StringError
+	var se stringError
 	var pe *streamProviderError
+	var spe *ai.StreamProtocolError
 	var ve *valueError
 	switch {
 	case errors.As(err, &se):
 		return string(se)
+	case errors.As(err, &spe):
+		// The reference reports protocol violations as plain strings.
+		return spe.Message
 	case errors.As(err, &pe):
 		return map[string]any{"name": "AI_StreamProviderError", "message": pe.msg}
 	case errors.As(err, &ve):
@@ -114,7 +133,9 @@ func streamPartValue(p ai.Part, invalid map[string]bool) map[string]any {
 		return map[string]any{"type": "error", "error": streamErrorValue(p.Err)}
 	case ai.ToolResult:
 		v := partValue(p, invalid).(map[string]any)
-		if p.Preliminary {
+		if p.Preliminary && !p.Dynamic {
+			// The reference flags only the preliminary results of dynamic
+			// tools.
 			delete(v, "dynamic")
 		}
 		return v

@@ -15,7 +15,8 @@
 //     invalid JSON, an error object, a stream without any event, a stream
 //     line over the limit) is an APICallError with the response's status
 //     that is not retryable: sending the same request again gets the same
-//     answer;
+//     answer. Except for an error object (whose message it takes), its
+//     cause is a [provider.InvalidResponseDataError] with the data;
 //   - when the context ends, its cause is returned.
 package httpx
 
@@ -140,7 +141,7 @@ func Post(ctx context.Context, r Request) (*Response, error) {
 		URL:             r.URL,
 		StatusCode:      resp.StatusCode,
 		RequestBody:     body,
-		ResponseHeaders: resp.Header,
+		ResponseHeaders: provider.Header(resp.Header),
 		ResponseBody:    respBody,
 		Retryable:       provider.IsRetryableStatus(resp.StatusCode),
 	}
@@ -154,7 +155,7 @@ func (r *Response) Fail(message string, retryable bool, body []byte, cause error
 		URL:             r.URL,
 		StatusCode:      r.HTTP.StatusCode,
 		RequestBody:     r.RequestBody,
-		ResponseHeaders: r.HTTP.Header,
+		ResponseHeaders: provider.Header(r.HTTP.Header),
 		ResponseBody:    body,
 		Retryable:       retryable,
 		Cause:           cause,
@@ -179,7 +180,7 @@ func (r *Response) ReadJSON(ctx context.Context, v any) ([]byte, error) {
 		return nil, r.Fail(fmt.Sprintf("the response body is larger than %d MiB", MaxBody>>20), false, nil, nil)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, r.Fail("the response body is empty", false, data, nil)
+		return nil, r.invalid("the response body is empty", data)
 	}
 	if msg := r.errorIn(data); msg != "" {
 		return nil, r.Fail(msg, false, data, nil)
@@ -248,7 +249,7 @@ func (r *Response) streamError(ctx context.Context, err error, rd sse.Reader) er
 		if limit <= 0 {
 			limit = sse.DefaultMaxLine
 		}
-		return r.Fail(fmt.Sprintf("a line of the event stream is longer than %s", size(limit)), false, nil, err)
+		return r.invalid(fmt.Sprintf("a line of the event stream is longer than %s", size(limit)), nil)
 	}
 	return r.Fail("the response stream was cut off: "+err.Error(), true, nil, err)
 }
@@ -257,16 +258,23 @@ func (r *Response) streamError(ctx context.Context, err error, rd sse.Reader) er
 // the beginning of what arrived instead.
 func (r *Response) noEvents(head []byte) error {
 	if len(bytes.TrimSpace(head)) == 0 {
-		return r.Fail("the response body is empty", false, head, nil)
+		return r.invalid("the response body is empty", head)
 	}
 	if msg := r.errorIn(head); msg != "" {
 		return r.Fail(msg, false, head, nil)
 	}
 	if r.mediaType() != "text/event-stream" {
-		return r.Fail(fmt.Sprintf("the response is not an event stream (Content-Type %q): %s",
-			r.HTTP.Header.Get("Content-Type"), snippet(head)), false, head, nil)
+		return r.invalid(fmt.Sprintf("the response is not an event stream (Content-Type %q): %s",
+			r.HTTP.Header.Get("Content-Type"), snippet(head)), head)
 	}
-	return r.Fail("the response stream ended without any event: "+snippet(head), false, head, nil)
+	return r.invalid("the response stream ended without any event: "+snippet(head), head)
+}
+
+// invalid is the error of a 2xx body that is not what the protocol sends:
+// not retryable, with a *provider.InvalidResponseDataError holding the
+// offending data as its cause.
+func (r *Response) invalid(message string, data []byte) *provider.APICallError {
+	return r.Fail(message, false, data, &provider.InvalidResponseDataError{Data: data, Message: message})
 }
 
 // size renders a byte count for messages.

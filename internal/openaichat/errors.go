@@ -181,7 +181,7 @@ func (e StreamError) APIError(url string, requestBody []byte, headers http.Heade
 		URL:             url,
 		StatusCode:      e.StatusCode(),
 		RequestBody:     requestBody,
-		ResponseHeaders: headers,
+		ResponseHeaders: provider.Header(headers),
 		ResponseBody:    frame,
 		Retryable:       e.Retryable(),
 	}

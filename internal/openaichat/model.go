@@ -145,7 +145,7 @@ func (m *Model) Generate(ctx context.Context, opts *provider.CallOptions) (*prov
 		return nil, err
 	}
 	result.Request = &provider.RequestInfo{URL: m.s.URL, Body: resp.RequestBody}
-	result.Response.Headers = resp.HTTP.Header
+	result.Response.Headers = provider.Header(resp.HTTP.Header)
 	result.Response.Body = raw
 	return result, nil
 }
@@ -159,7 +159,7 @@ func (m *Model) headers(opts *provider.CallOptions) (http.Header, error) {
 		}
 		base = h
 	}
-	return MergeHeaders(base, opts.Headers), nil
+	return MergeHeaders(base, http.Header(opts.Headers)), nil
 }
 
 func (m *Model) metadataKey(opts *provider.CallOptions) string {

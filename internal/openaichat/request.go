@@ -166,7 +166,18 @@ func (m *Model) prepare(opts *provider.CallOptions, stream bool) (*preparedCall,
 			if name == "" {
 				name = "response"
 			}
-			js := map[string]any{"schema": NormalizeSchema(rf.Schema), "strict": strict, "name": name}
+			// OpenAI gets the schema prepared for its API; other servers
+			// get it as given.
+			schema := rf.Schema
+			if m.s.OpenAIOptions {
+				var schemaWarnings []provider.Warning
+				var err error
+				if schema, schemaWarnings, err = ResponseSchema(schema); err != nil {
+					return nil, err
+				}
+				warnings = append(warnings, schemaWarnings...)
+			}
+			js := map[string]any{"schema": schema, "strict": strict, "name": name}
 			if rf.Description != "" {
 				js["description"] = rf.Description
 			}

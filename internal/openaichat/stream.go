@@ -181,7 +181,7 @@ func (m *Model) streamResponse(ctx context.Context, resp *httpx.Response, call *
 	return &provider.StreamResult{
 		Stream:   seq,
 		Request:  &provider.RequestInfo{URL: m.s.URL, Body: resp.RequestBody},
-		Response: &provider.ResponseInfo{Headers: resp.HTTP.Header},
+		Response: &provider.ResponseInfo{Headers: provider.Header(resp.HTTP.Header)},
 	}, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/provider"
 	"github.com/aisdkgo/ai/providers/anthropic"
+	"github.com/aisdkgo/ai/providers/google"
 	"github.com/aisdkgo/ai/providers/openai"
 	"github.com/aisdkgo/ai/providers/openaicompat"
 )
@@ -26,8 +27,8 @@ import (
 // is needed; adding a protocol to the table is one literal in protocols.
 type protocol struct {
 	name string
-	// path is the path requests are posted to.
-	path string
+	// path is the path requests are posted to, by mode.
+	path func(stream bool) string
 	// model returns the protocol's model sending to baseURL with client.
 	model func(baseURL string, client *http.Client) provider.LanguageModel
 	// respond renders a successful answer, as a JSON body or (stream) as
@@ -47,7 +48,7 @@ type protocol struct {
 func protocols() []protocol {
 	return []protocol{
 		{
-			name: "openai-responses", path: "/v1/responses",
+			name: "openai-responses", path: fixedPath("/v1/responses"),
 			model: func(u string, c *http.Client) provider.LanguageModel {
 				return openai.New(openai.WithAPIKey("test-key"), openai.WithBaseURL(u+"/v1"), openai.WithHTTPClient(c)).Responses("gpt-4.1")
 			},
@@ -61,14 +62,14 @@ func protocols() []protocol {
 			},
 		},
 		{
-			name: "openai-chat", path: "/v1/chat/completions",
+			name: "openai-chat", path: fixedPath("/v1/chat/completions"),
 			model: func(u string, c *http.Client) provider.LanguageModel {
 				return openai.New(openai.WithAPIKey("test-key"), openai.WithBaseURL(u+"/v1"), openai.WithHTTPClient(c)).Chat("gpt-4.1")
 			},
 			respond: chatWire{}.respond, partial: chatWire{}.partial, errorBody: openaiErrorBody, errorFrame: chatErrorFrame,
 		},
 		{
-			name: "openai-compatible", path: "/v1/chat/completions",
+			name: "openai-compatible", path: fixedPath("/v1/chat/completions"),
 			model: func(u string, c *http.Client) provider.LanguageModel {
 				return openaicompat.New(openaicompat.WithBaseURL(u+"/v1"), openaicompat.WithName("local"),
 					openaicompat.WithIncludeUsage(true), openaicompat.WithHTTPClient(c)).Model("qwen3")
@@ -76,7 +77,7 @@ func protocols() []protocol {
 			respond: chatWire{compat: true}.respond, partial: chatWire{compat: true}.partial, errorBody: openaiErrorBody, errorFrame: chatErrorFrame,
 		},
 		{
-			name: "anthropic", path: "/v1/messages",
+			name: "anthropic", path: fixedPath("/v1/messages"),
 			model: func(u string, c *http.Client) provider.LanguageModel {
 				return anthropic.New(anthropic.WithAPIKey("test-key"), anthropic.WithBaseURL(u+"/v1"), anthropic.WithHTTPClient(c)).Model("claude-sonnet-4-5")
 			},
@@ -89,8 +90,31 @@ func protocols() []protocol {
 				return ev(map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": message}})
 			},
 		},
+		{
+			name: "google",
+			path: func(stream bool) string {
+				if stream {
+					return googleModelPath + ":streamGenerateContent"
+				}
+				return googleModelPath + ":generateContent"
+			},
+			model: func(u string, c *http.Client) provider.LanguageModel {
+				return google.New(google.WithAPIKey("test-key"), google.WithBaseURL(u+"/v1beta"), google.WithHTTPClient(c)).Model(googleModel)
+			},
+			respond: googleWire{}.respond, partial: googleWire{}.partial, errorBody: googleWire{}.errorBody,
+			errorFrame: func(serverError bool, message string) event {
+				status := http.StatusBadRequest
+				if serverError {
+					status = http.StatusInternalServerError
+				}
+				return event{data: googleWire{}.errorBody(status, message)}
+			},
+		},
 	}
 }
+
+// fixedPath is the path of a protocol that posts both modes to one path.
+func fixedPath(p string) func(bool) string { return func(bool) string { return p } }
 
 func chatErrorFrame(serverError bool, message string) event {
 	e := map[string]any{"message": message, "type": "invalid_request_error", "param": nil, "code": nil}
@@ -335,7 +359,7 @@ func runFault(t *testing.T, p protocol, f fault, stream bool) {
 	ctx, expire := expiringContext(t.Context())
 	defer expire()
 	env := faultEnv{p: p, stream: stream, expire: expire, written: new(atomic.Int64)}
-	srv := newFaultServer(t, p.path, f.reply(env))
+	srv := newFaultServer(t, p.path(stream), f.reply(env))
 	transport := &http.Transport{}
 	client := &http.Client{Transport: transport}
 

@@ -120,11 +120,12 @@ func TestRetries(t *testing.T) {
 				assert.False(t, errors.As(err, &retryErr), "a first non-retryable error is returned unwrapped: %v", err)
 				apiErr := apiError(t, err, 400, "Invalid value for 'temperature'.", false)
 				if apiErr != nil {
-					assert.Equal(t, srv.URL+srv.wire.path(), apiErr.URL)
+					assert.Equal(t, srv.URL+requestURI(srv.wire, stream), apiErr.URL)
 					assert.NotEmpty(t, apiErr.ResponseBody)
 				}
 				if !stream {
-					assert.Nil(t, o.res)
+					require.NotNil(t, o.res, "a failed generation returns the steps finished before the failure")
+					assert.Empty(t, o.res.Steps)
 				}
 			},
 		},

@@ -129,8 +129,11 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.stream, _ = req.body["stream"].(bool)
-	if r.Method != http.MethodPost || r.URL.Path != s.wire.path() {
-		s.t.Errorf("%s %s, want POST %s", r.Method, r.URL.Path, s.wire.path())
+	if us, ok := s.wire.(urlStreamer); ok {
+		req.stream = r.URL.RequestURI() == us.requestURI(true)
+	}
+	if want := requestURI(s.wire, req.stream); r.Method != http.MethodPost || r.URL.RequestURI() != want {
+		s.t.Errorf("%s %s, want POST %s", r.Method, r.URL.RequestURI(), want)
 	}
 	if err := s.wire.checkHeaders(r.Header); err != nil {
 		s.t.Error(err)
@@ -187,6 +190,21 @@ func writeReply(w http.ResponseWriter, r *http.Request, rp reply) {
 	if rp.then != nil {
 		rp.then(w, r)
 	}
+}
+
+// urlStreamer is a wire whose request URL, not its body, asks for a
+// stream.
+type urlStreamer interface {
+	// requestURI returns the path and query of a request.
+	requestURI(stream bool) string
+}
+
+// requestURI returns the path and query a wire's requests go to.
+func requestURI(w wire, stream bool) string {
+	if us, ok := w.(urlStreamer); ok {
+		return us.requestURI(stream)
+	}
+	return w.path()
 }
 
 // frame renders one server-sent event.

@@ -31,7 +31,10 @@ func checkBrokenStep(t *testing.T, o outcome) {
 		assert.Equal(t, []string{"start", "start-step"}, types[:2])
 		assert.Equal(t, []string{"finish-step", "finish"}, types[len(types)-2:])
 	}
-	require.NoError(t, o.err)
+	// The accessors report the failure and keep what arrived.
+	var failed *ai.StreamFailedError
+	require.ErrorAs(t, o.err, &failed)
+	require.NotNil(t, o.res)
 	require.Len(t, o.res.Steps, 1)
 	assert.Equal(t, ai.FinishError, o.res.FinishReason)
 	assert.Equal(t, partialText, o.res.Text)
@@ -86,7 +89,8 @@ func TestStreamErrorBeforeOutput(t *testing.T) {
 				if assert.ErrorAs(t, errs[0], &apiErr) {
 					assert.Equal(t, message, apiErr.Message)
 				}
-				require.NoError(t, o.err)
+				var failed *ai.StreamFailedError
+				require.ErrorAs(t, o.err, &failed)
 				require.Len(t, o.res.Steps, 1)
 				assert.Equal(t, ai.FinishError, o.res.FinishReason)
 				return
@@ -183,6 +187,22 @@ func cutAfter(t *testing.T, events []event, piece string) []event {
 	return nil
 }
 
+// callCutter is a wire whose tool call input does not appear as text in
+// its events; it says where a stream breaks during a call.
+type callCutter interface {
+	cutDuringCall(events []event) []event
+}
+
+// cutDuringCall returns the events of a streamed tool call answer up to a
+// point inside the call's input.
+func cutDuringCall(t *testing.T, w wire, events []event) []event {
+	t.Helper()
+	if c, ok := w.(callCutter); ok {
+		return c.cutDuringCall(events)
+	}
+	return cutAfter(t, events, split(forecastInput)[0])
+}
+
 func TestStreamBrokenDuringToolCall(t *testing.T) {
 	for _, w := range wires() {
 		for _, drop := range []bool{false, true} {
@@ -194,7 +214,7 @@ func TestStreamBrokenDuringToolCall(t *testing.T) {
 				t.Parallel()
 				call := wireCall{id: w.callID(1), name: "getForecast", args: forecastInput}
 				full := w.respond(true, turn{id: "resp_cut", calls: []wireCall{call}, input: 10, output: 5})
-				rp := reply{events: cutAfter(t, full.events, split(forecastInput)[0])}
+				rp := reply{events: cutDuringCall(t, w, full.events)}
 				if drop {
 					rp.then = dropConnection
 				}
@@ -218,13 +238,16 @@ func TestStreamBrokenDuringToolCall(t *testing.T) {
 				assert.Equal(t, 1, srv.count(), "requests")
 				assert.NotContains(t, o.types(), "tool-result")
 				assert.NoError(t, o.iterErr)
-				require.NoError(t, o.err)
+				require.NotNil(t, o.res)
 				require.Len(t, o.res.Steps, 1)
 				assert.Empty(t, o.res.ToolResults())
 				if drop {
+					var failed *ai.StreamFailedError
+					assert.ErrorAs(t, o.err, &failed)
 					assert.Equal(t, ai.FinishError, o.res.FinishReason)
 					assert.Len(t, o.errorParts(), 1)
 				} else {
+					require.NoError(t, o.err)
 					assert.Equal(t, ai.FinishInterrupted, o.res.FinishReason)
 				}
 			})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 
 	"github.com/aisdkgo/ai/provider"
@@ -458,7 +459,7 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 	warnings = append(warnings, prepared.warnings...)
 	warnings = append(warnings, cache.warnings...)
 	betas.add(prepared.betas...)
-	betas.add(userBetas(m.p.cfg.headers, opts.Headers)...)
+	betas.add(userBetas(m.p.cfg.headers, http.Header(opts.Headers))...)
 	betas.add(o.AnthropicBeta...)
 
 	return &request{

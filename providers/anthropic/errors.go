@@ -67,7 +67,7 @@ func errorInResponse(e wireError, url string, reqBody []byte, headers http.Heade
 		URL:             url,
 		StatusCode:      status,
 		RequestBody:     reqBody,
-		ResponseHeaders: headers,
+		ResponseHeaders: provider.Header(provider.Header(headers)),
 		ResponseBody:    mustJSON(e),
 		Retryable:       retryable,
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"net/http"
 	"regexp"
 
 	"github.com/aisdkgo/ai/internal/httpx"
@@ -46,7 +47,7 @@ func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, st
 	if err != nil {
 		return nil, nil, err
 	}
-	headers, err := m.p.requestHeaders(opts.Headers, req.betas)
+	headers, err := m.p.requestHeaders(http.Header(opts.Headers), req.betas)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,7 +112,7 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 		Response: &provider.ResponseInfo{
 			ID:      wire.ID,
 			ModelID: wire.Model,
-			Headers: r.HTTP.Header,
+			Headers: provider.Header(r.HTTP.Header),
 			Body:    raw,
 		},
 	}, nil
@@ -209,7 +210,7 @@ func (m *languageModel) readStream(ctx context.Context, req *request, r *httpx.R
 	return &provider.StreamResult{
 		Stream:   stream,
 		Request:  &provider.RequestInfo{URL: url, Body: r.RequestBody},
-		Response: &provider.ResponseInfo{Headers: r.HTTP.Header},
+		Response: &provider.ResponseInfo{Headers: provider.Header(r.HTTP.Header)},
 	}, nil
 }
 

@@ -700,7 +700,7 @@ func TestRequestProviderOptions(t *testing.T) {
 	}
 	body, warnings, req := sent(t, "claude-opus-4-6", &provider.CallOptions{
 		ProviderOptions: opts.ProviderOptions(),
-		Headers:         http.Header{"Anthropic-Beta": {"Header-Beta"}},
+		Headers:         provider.Header(http.Header{"Anthropic-Beta": {"Header-Beta"}}),
 	})
 	assert.JSONEq(t, `{"user_id":"user-1"}`, field(t, body, "metadata"))
 	assert.Equal(t, "cont_1", body["container"])
@@ -748,6 +748,41 @@ func TestRequestResponseFormat(t *testing.T) {
 		assert.JSONEq(t, `[{"name":"json","description":"Respond with a JSON object.","input_schema":`+string(schema)+`}]`, field(t, body, "tools"))
 		assert.JSONEq(t, `{"type":"any","disable_parallel_tool_use":true}`, field(t, body, "tool_choice"))
 	})
+	t.Run("json tool after the other tools", func(t *testing.T) {
+		body, _, _ := sent(t, "claude-sonnet-4-20250514", &provider.CallOptions{
+			ResponseFormat: &provider.ResponseFormat{Type: "json", Schema: schema, Name: "person"},
+			Tools:          []provider.Tool{&provider.FunctionTool{Name: "lookup", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+			ToolChoice:     provider.ToolChoice{Type: provider.ToolChoiceAuto},
+		})
+		assert.JSONEq(t, `[{"name":"lookup","input_schema":{"type":"object"}},
+			{"name":"json","description":"Respond with a JSON object.","input_schema":`+string(schema)+`}]`, field(t, body, "tools"))
+		assert.JSONEq(t, `{"type":"any","disable_parallel_tool_use":true}`, field(t, body, "tool_choice"))
+	})
+	t.Run("structuredOutputMode jsonTool on a native model", func(t *testing.T) {
+		body, _, _ := sent(t, "claude-sonnet-4-5", &provider.CallOptions{
+			ResponseFormat:  &provider.ResponseFormat{Type: "json", Schema: schema},
+			ProviderOptions: provider.ProviderOptions{"anthropic": {"structuredOutputMode": "jsonTool"}},
+		})
+		assert.NotContains(t, body, "output_config")
+		assert.JSONEq(t, `[{"name":"json","description":"Respond with a JSON object.","input_schema":`+string(schema)+`}]`, field(t, body, "tools"))
+	})
+	t.Run("structuredOutputMode outputFormat beside tools", func(t *testing.T) {
+		body, _, _ := sent(t, "claude-sonnet-4-5", &provider.CallOptions{
+			ResponseFormat:  &provider.ResponseFormat{Type: "json", Schema: schema},
+			Tools:           []provider.Tool{&provider.FunctionTool{Name: "lookup", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+			ToolChoice:      provider.ToolChoice{Type: provider.ToolChoiceAuto},
+			ProviderOptions: provider.ProviderOptions{"anthropic": {"structuredOutputMode": "outputFormat"}},
+		})
+		assert.Contains(t, field(t, body, "output_config"), `"json_schema"`)
+		assert.JSONEq(t, `[{"name":"lookup","input_schema":{"type":"object"}}]`, field(t, body, "tools"))
+		assert.JSONEq(t, `{"type":"auto"}`, field(t, body, "tool_choice"))
+	})
+	t.Run("text format sends nothing", func(t *testing.T) {
+		body, warnings, _ := sent(t, "claude-sonnet-4-5", &provider.CallOptions{ResponseFormat: &provider.ResponseFormat{Type: "text"}})
+		assert.NotContains(t, body, "output_config")
+		assert.NotContains(t, body, "tools")
+		assert.Empty(t, warnings)
+	})
 	t.Run("json without schema is ignored", func(t *testing.T) {
 		body, warnings, _ := sent(t, "claude-sonnet-4-5", &provider.CallOptions{ResponseFormat: &provider.ResponseFormat{Type: "json"}})
 		assert.NotContains(t, body, "output_config")
@@ -790,7 +825,7 @@ func TestGenerateJSONToolAnswer(t *testing.T) {
 func TestRequestHeadersAndAuth(t *testing.T) {
 	t.Run("configured headers and betas merge", func(t *testing.T) {
 		_, _, req := sent(t, "claude-sonnet-4-5", &provider.CallOptions{
-			Headers: http.Header{"X-Call": {"c"}},
+			Headers: provider.Header(http.Header{"X-Call": {"c"}}),
 			Tools:   []provider.Tool{&provider.ProviderTool{ID: "anthropic.code_execution_20250825", Name: "code"}},
 		}, WithHeaders(http.Header{"anthropic-beta": {"config-beta, other-beta"}, "X-Config": {"p"}, "User-Agent": {"app/1"}}))
 		assert.Equal(t, "code-execution-2025-08-25,config-beta,other-beta", req.headers.Get("anthropic-beta"))

@@ -238,6 +238,33 @@ func TestChatRequestBodies(t *testing.T) {
 				 "definitions":{"Node":{"type":"object","properties":{"next":{"$ref":"#/definitions/Node"}}}}}}}}`,
 		},
 		{
+			name:  "response format schema without propertyNames and look-arounds",
+			model: "gpt-4o",
+			opts: &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ResponseFormat: &provider.ResponseFormat{Type: "json",
+				Schema: json.RawMessage(`{"type":"object","propertyNames":{"pattern":"^[a-z]+$"},"properties":{"id":{"type":"string","pattern":"^(?!x)\\w+$"},"code":{"type":"string","pattern":"^[(?=]+$"}}}`)}},
+			want: `{"response_format":{"type":"json_schema","json_schema":{"strict":true,"name":"response","schema":
+				{"type":"object","properties":{"id":{"type":"string"},"code":{"type":"string","pattern":"^[(?=]+$"}}}}}}`,
+			warnings: []provider.Warning{
+				{Type: "compatibility", Feature: "JSON Schema propertyNames", Details: "OpenAI does not accept propertyNames in a JSON Schema; it was removed, so property names are not constrained."},
+				{Type: "compatibility", Feature: "JSON Schema pattern with regex lookaround", Details: "OpenAI does not accept regex look-arounds in JSON Schema patterns; the pattern was removed, so it is not enforced."},
+			},
+		},
+		{
+			name:  "response format beside tools",
+			model: "gpt-4o",
+			opts: &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ResponseFormat: &provider.ResponseFormat{Type: "json", Schema: schema, Name: "answer"},
+				Tools:      []provider.Tool{&provider.FunctionTool{Name: "lookup", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+				ToolChoice: provider.ToolChoice{Type: provider.ToolChoiceAuto}},
+			want: `{"response_format":{"type":"json_schema","json_schema":{"schema":{"type":"object","properties":{"n":{"type":"number"}}},"strict":true,"name":"answer"}},
+				"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}],"tool_choice":"auto"}`,
+		},
+		{
+			name:   "text response format sends nothing",
+			model:  "gpt-4o",
+			opts:   &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ResponseFormat: &provider.ResponseFormat{Type: "text"}},
+			absent: []string{"response_format"},
+		},
+		{
 			name:  "system messages removed",
 			model: "gpt-4o",
 			opts: &provider.CallOptions{Prompt: []provider.Message{provider.SystemMessage{Content: "sys"}, userText("Hi")},

@@ -6,7 +6,9 @@
 //	model := p.Model("gpt-5")
 //
 // Both kinds of model implement [provider.LanguageModel]; applications
-// normally use them through the ai package.
+// normally use them through the ai package. [Provider.Embedding] returns an
+// embedding model of the Embeddings API ([provider.EmbeddingModel]), for
+// ai.Embed and ai.EmbedMany.
 //
 // # Streams
 //

@@ -129,7 +129,7 @@ func TestAPIKeyFromEnvironment(t *testing.T) {
 	p := openai.New(openai.WithBaseURL(srv.URL+"/"), openai.WithOrganization("org-1"), openai.WithProject("proj-1"),
 		openai.WithHeaders(http.Header{"X-Custom": {"a"}, "Openai-Project": {"override"}}))
 	opts := prompt("hi")
-	opts.Headers = http.Header{"X-Custom": {"call"}}
+	opts.Headers = provider.Header{"X-Custom": {"call"}}
 	_, err := p.Model("gpt-4o").Generate(context.Background(), opts)
 	require.NoError(t, err)
 	req := srv.Last(t)

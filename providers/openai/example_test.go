@@ -20,6 +20,8 @@ func fakeOpenAI() *httptest.Server {
 			fmt.Fprint(w, `{"id":"resp_1","created_at":1,"model":"gpt-5","output":[{"type":"message","id":"msg_1","role":"assistant",
 				"content":[{"type":"output_text","text":"Hello from the Responses API.","annotations":[]}]}],
 				"usage":{"input_tokens":12,"input_tokens_details":{"cached_tokens":8},"output_tokens":7}}`)
+		case "/v1/embeddings":
+			fmt.Fprint(w, `{"data":[{"index":0,"embedding":[0.6,0.8]},{"index":1,"embedding":[0.8,0.6]}],"usage":{"prompt_tokens":5}}`)
 		case "/v1/chat/completions":
 			fmt.Fprint(w, `{"id":"c1","created":1,"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"Hello from Chat Completions."},"finish_reason":"stop"}],
 				"usage":{"prompt_tokens":10,"completion_tokens":5}}`)
@@ -67,6 +69,21 @@ func ExampleProvider_Chat() {
 	// Output:
 	// Hello from Chat Completions.
 	// 10 5
+}
+
+func ExampleProvider_Embedding() {
+	srv := fakeOpenAI()
+	defer srv.Close()
+
+	model := openai.New(openai.WithAPIKey("sk-..."), openai.WithBaseURL(srv.URL+"/v1")).Embedding("text-embedding-3-small")
+	res, err := ai.EmbedMany(context.Background(), ai.EmbedManyOptions{Model: model, Values: []string{"sunny day", "rainy night"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, _ := ai.CosineSimilarity(res.Embeddings[0], res.Embeddings[1])
+	fmt.Printf("%.2f, %d tokens\n", s, *res.Usage.Tokens)
+	// Output: 0.96, 5 tokens
 }
 
 func ExampleWebSearch() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aisdkgo/ai/internal/openaichat"
+	"github.com/aisdkgo/ai/internal/openaiembed"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -104,6 +105,24 @@ func (p *Provider) Chat(modelID string) provider.LanguageModel {
 		StreamUsage:       true,
 		WrapToolErrors:    true,
 		SupportedURLs:     map[string][]*regexp.Regexp{"image/*": {httpURL}},
+	})
+}
+
+// Embedding returns an embedding model of the Embeddings API (POST
+// {baseURL}/embeddings), for example "text-embedding-3-small". Its provider
+// name is "openai.embedding"; it takes up to 2,048 values per call. The
+// call's dimensions, or ProviderOptions["openai"]["dimensions"] (which
+// takes precedence), shortens the embeddings of text-embedding-3 and later
+// models; ProviderOptions["openai"]["user"] is sent as "user".
+func (p *Provider) Embedding(modelID string) provider.EmbeddingModel {
+	return openaiembed.New(openaiembed.Settings{
+		Provider:     "openai.embedding",
+		ModelID:      modelID,
+		URL:          p.baseURL + "/embeddings",
+		Client:       p.client,
+		Headers:      p.requestHeaders,
+		OptionKeys:   []string{providerKey},
+		ErrorMessage: openaichat.ErrorMessage,
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,6 +43,8 @@ type responsesCall struct {
 	// toolSearch is the application's name of the tool search tool.
 	toolSearch string
 	logprobs   bool
+	// jsonFormat is set when the call asks for a JSON response format.
+	jsonFormat bool
 	// approvals maps MCP approval request ids to the tool call ids that
 	// stood for them in earlier responses.
 	approvals map[string]string
@@ -107,6 +110,7 @@ func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, er
 		systemMode = *o.SystemMessageMode
 	}
 	call := &responsesCall{store: o.store(), names: names, toolSearch: names.byID["openai.tool_search"], approvals: approvalMap(opts.Prompt)}
+	call.jsonFormat = opts.ResponseFormat != nil && opts.ResponseFormat.Type == "json"
 	input, inputWarnings, err := convertInput(opts.Prompt, inputContext{
 		systemMode:      systemMode,
 		store:           call.store,
@@ -177,7 +181,12 @@ func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, er
 			if name == "" {
 				name = "response"
 			}
-			format := map[string]any{"type": "json_schema", "strict": strict, "name": name, "schema": openaichat.NormalizeSchema(rf.Schema)}
+			schema, schemaWarnings, err := openaichat.ResponseSchema(rf.Schema)
+			if err != nil {
+				return nil, err
+			}
+			warnings = append(warnings, schemaWarnings...)
+			format := map[string]any{"type": "json_schema", "strict": strict, "name": name, "schema": schema}
 			if rf.Description != "" {
 				format["description"] = rf.Description
 			}
@@ -322,7 +331,7 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 	resp, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.p.client,
 		URL:          m.url,
-		Headers:      openaichat.MergeHeaders(headers, opts.Headers),
+		Headers:      openaichat.MergeHeaders(headers, http.Header(opts.Headers)),
 		Body:         call.body,
 		ErrorMessage: openaichat.ErrorMessage,
 	})
@@ -347,7 +356,7 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 	result := m.parseResponse(&r, call)
 	result.Warnings = call.warnings
 	result.Request = &provider.RequestInfo{URL: m.url, Body: resp.RequestBody}
-	result.Response.Headers = resp.HTTP.Header
+	result.Response.Headers = provider.Header(resp.HTTP.Header)
 	result.Response.Body = raw
 	return result, nil
 }
@@ -369,7 +378,7 @@ func (m *responsesModel) Stream(ctx context.Context, opts *provider.CallOptions)
 	resp, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.p.client,
 		URL:          m.url,
-		Headers:      openaichat.MergeHeaders(headers, opts.Headers),
+		Headers:      openaichat.MergeHeaders(headers, http.Header(opts.Headers)),
 		Body:         call.body,
 		ErrorMessage: openaichat.ErrorMessage,
 	})

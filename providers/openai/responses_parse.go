@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/aisdkgo/ai/provider"
@@ -350,6 +351,7 @@ func (m *responsesModel) parseResponse(r *response, call *responsesCall) *provid
 	var logprobs []any
 	clientCall, refusal := false, false
 	var hostedSearches []string
+	var structured *string
 	for i := range *r.Output {
 		item := &(*r.Output)[i]
 		switch item.Type {
@@ -359,6 +361,20 @@ func (m *responsesModel) parseResponse(r *response, call *responsesCall) *provid
 					"itemId": item.ID, "reasoningEncryptedContent": strOrNil(item.EncryptedContent)})})
 			}
 		case "message":
+			if call.jsonFormat && item.Phase != nil && *item.Phase == "final_answer" {
+				// The final answer, without the drafts before it, is what a
+				// JSON response format parses.
+				var b strings.Builder
+				for _, part := range item.Content {
+					if part.Type == "output_text" {
+						b.WriteString(part.Text)
+					} else {
+						b.WriteString(part.Refusal)
+					}
+				}
+				final := b.String()
+				structured = &final
+			}
 			for _, part := range item.Content {
 				md := map[string]any{"itemId": item.ID}
 				if item.Phase != nil {
@@ -497,11 +513,12 @@ func (m *responsesModel) parseResponse(r *response, call *responsesCall) *provid
 		reason = r.IncompleteDetails.Reason
 	}
 	return &provider.GenerateResult{
-		Content:          content,
-		FinishReason:     finishReason(reason, clientCall, refusal),
-		Usage:            responsesUsage(r.Usage),
-		ProviderMetadata: meta(md),
-		Response:         &provider.ResponseInfo{ID: r.ID, ModelID: r.Model, Timestamp: unixTime(r.CreatedAt)},
+		Content:              content,
+		StructuredOutputText: structured,
+		FinishReason:         finishReason(reason, clientCall, refusal),
+		Usage:                responsesUsage(r.Usage),
+		ProviderMetadata:     meta(md),
+		Response:             &provider.ResponseInfo{ID: r.ID, ModelID: r.Model, Timestamp: unixTime(r.CreatedAt)},
 	}
 }
 

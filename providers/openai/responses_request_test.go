@@ -285,6 +285,30 @@ func TestResponsesRequestBodies(t *testing.T) {
 			want: `{"text":{"format":{"type":"json_object"},"verbosity":"low"}}`,
 		},
 		{
+			name:  "json response format beside tools, default name",
+			model: "gpt-4o",
+			opts: &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ResponseFormat: &provider.ResponseFormat{Type: "json", Schema: schema},
+				Tools:      []provider.Tool{&provider.FunctionTool{Name: "lookup", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+				ToolChoice: provider.ToolChoice{Type: provider.ToolChoiceAuto}},
+			want: `{"text":{"format":{"type":"json_schema","strict":true,"name":"response","schema":{"type":"object","properties":{"n":{"type":"number"}}}}},
+				"tools":[{"type":"function","name":"lookup","parameters":{"type":"object"},"strict":false}],"tool_choice":"auto"}`,
+		},
+		{
+			name:  "json response format schema without look-arounds",
+			model: "gpt-4o",
+			opts: &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ResponseFormat: &provider.ResponseFormat{Type: "json",
+				Schema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","pattern":"^(?<!a)b"}}}`)}},
+			want: `{"text":{"format":{"type":"json_schema","strict":true,"name":"response","schema":{"type":"object","properties":{"id":{"type":"string"}}}}}}`,
+			warnings: []provider.Warning{{Type: "compatibility", Feature: "JSON Schema pattern with regex lookaround",
+				Details: "OpenAI does not accept regex look-arounds in JSON Schema patterns; the pattern was removed, so it is not enforced."}},
+		},
+		{
+			name:   "text response format sends no text format",
+			model:  "gpt-4o",
+			opts:   &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ResponseFormat: &provider.ResponseFormat{Type: "text"}},
+			absent: []string{"text"},
+		},
+		{
 			name:  "prompt cache breakpoints",
 			model: "gpt-4o",
 			opts: &provider.CallOptions{Prompt: []provider.Message{

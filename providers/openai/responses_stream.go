@@ -89,7 +89,7 @@ func (m *responsesModel) streamResponse(ctx context.Context, resp *httpx.Respons
 	return &provider.StreamResult{
 		Stream:   seq,
 		Request:  &provider.RequestInfo{URL: m.url, Body: resp.RequestBody},
-		Response: &provider.ResponseInfo{Headers: resp.HTTP.Header},
+		Response: &provider.ResponseInfo{Headers: provider.Header(resp.HTTP.Header)},
 	}, nil
 }
 
@@ -324,8 +324,8 @@ func (s *responsesStream) Handle(ev sse.Event) {
 		return
 	}
 	if ev.Elided != nil && s.elisionLoses(&e, ev.Elided) {
-		s.fail(s.resp.Fail(fmt.Sprintf("a %s event of the response stream is longer than %d MiB", e.Type, sse.DefaultMaxLine>>20),
-			false, nil, sse.ErrLineTooLong))
+		msg := fmt.Sprintf("a %s event of the response stream is longer than %d MiB", e.Type, sse.DefaultMaxLine>>20)
+		s.fail(s.resp.Fail(msg, false, nil, &provider.InvalidResponseDataError{Message: msg}))
 		return
 	}
 	if e.Type == "" && len(e.Choices) > 0 && e.Choices[0] == '[' {

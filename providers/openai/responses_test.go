@@ -51,6 +51,23 @@ func TestResponsesPhaseGenerate(t *testing.T) {
 	assert.Equal(t, []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "input_text", "text": "AI news today?"}}}}, body["input"])
 }
 
+// TestResponsesPhaseStructuredOutputText checks that with a JSON response
+// format the final answer alone is the text to parse, and that without
+// one nothing is chosen.
+func TestResponsesPhaseStructuredOutputText(t *testing.T) {
+	srv := replay.NewServer(t, replay.JSON(replay.Read(t, "testdata/openai-phase.1.json")), replay.JSON(replay.Read(t, "testdata/openai-phase.1.json")))
+	opts := prompt("AI news today?")
+	opts.ResponseFormat = &provider.ResponseFormat{Type: "json"}
+	res, err := newProvider(srv).Model("gpt-5.3-codex").Generate(context.Background(), opts)
+	require.NoError(t, err)
+	require.NotNil(t, res.StructuredOutputText)
+	assert.Equal(t, res.Content[1].(provider.Text).Text, *res.StructuredOutputText)
+
+	res, err = newProvider(srv).Model("gpt-5.3-codex").Generate(context.Background(), prompt("AI news today?"))
+	require.NoError(t, err)
+	assert.Nil(t, res.StructuredOutputText)
+}
+
 func TestResponsesPhaseStream(t *testing.T) {
 	srv := replay.NewServer(t, streamOf(t, replay.Lines(t, "testdata/openai-phase.1.chunks.txt")))
 	res, err := newProvider(srv).Model("gpt-5.3-codex").Stream(context.Background(), prompt("AI news today?"))

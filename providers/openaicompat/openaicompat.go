@@ -9,6 +9,7 @@
 //		openaicompat.WithName("ollama"),
 //	)
 //	model := p.Model("llama3.2")
+//	embedder := p.Embedding("nomic-embed-text") // POST {baseURL}/embeddings
 //
 // # Authentication
 //
@@ -76,6 +77,7 @@ import (
 	"strings"
 
 	"github.com/aisdkgo/ai/internal/openaichat"
+	"github.com/aisdkgo/ai/internal/openaiembed"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -182,20 +184,11 @@ func (p *Provider) Model(modelID string) provider.LanguageModel {
 		}
 	}
 	return openaichat.New(openaichat.Settings{
-		Provider: name + ".chat",
-		ModelID:  modelID,
-		URL:      u,
-		Client:   p.client,
-		Headers: func() (http.Header, error) {
-			if p.baseURL == "" {
-				return nil, ErrNoBaseURL
-			}
-			h := http.Header{"User-Agent": {"aisdkgo-openaicompat"}}
-			if p.apiKey != "" {
-				h.Set("Authorization", "Bearer "+p.apiKey)
-			}
-			return openaichat.MergeHeaders(h, p.headers), nil
-		},
+		Provider:             name + ".chat",
+		ModelID:              modelID,
+		URL:                  u,
+		Client:               p.client,
+		Headers:              p.headersFunc(),
 		OptionKeys:           keys,
 		DeprecatedOptionKeys: []string{"openai-compatible"},
 		PassThroughKeys:      unique(name, camel),
@@ -212,6 +205,54 @@ func (p *Provider) Model(modelID string) provider.LanguageModel {
 		ConvertUsage:      p.convertUsage,
 		SupportedURLs:     map[string][]*regexp.Regexp{},
 	})
+}
+
+// Embedding returns the embedding model modelID of the server's
+// embeddings endpoint (POST {baseURL}/embeddings). Its provider name is
+// "<name>.embedding"; it takes up to 2,048 values per call. The call's
+// dimensions is sent as "dimensions"; "dimensions" and "user" may also be
+// given under the provider's name (or "openaiCompatible") in the provider
+// options, which take precedence.
+func (p *Provider) Embedding(modelID string) provider.EmbeddingModel {
+	name := p.name
+	camel := camelCase(name)
+	u := ""
+	if p.baseURL != "" {
+		u = p.baseURL + "/embeddings"
+		if len(p.query) > 0 {
+			u += "?" + p.query.Encode()
+		}
+	}
+	var renamed map[string]string
+	if camel != name {
+		renamed = map[string]string{name: camel}
+	}
+	return openaiembed.New(openaiembed.Settings{
+		Provider:       name + ".embedding",
+		ModelID:        modelID,
+		URL:            u,
+		MissingURL:     ErrNoBaseURL,
+		Client:         p.client,
+		Headers:        p.headersFunc(),
+		OptionKeys:     unique("openaiCompatible", name, camel),
+		DeprecatedKeys: map[string]string{"openai-compatible": "openaiCompatible"},
+		RenamedKeys:    renamed,
+		ErrorMessage:   openaichat.ErrorMessage,
+	})
+}
+
+// headersFunc returns the function that builds the headers of a request.
+func (p *Provider) headersFunc() func() (http.Header, error) {
+	return func() (http.Header, error) {
+		if p.baseURL == "" {
+			return nil, ErrNoBaseURL
+		}
+		h := http.Header{"User-Agent": {"aisdkgo-openaicompat"}}
+		if p.apiKey != "" {
+			h.Set("Authorization", "Bearer "+p.apiKey)
+		}
+		return openaichat.MergeHeaders(h, p.headers), nil
+	}
 }
 
 var separated = regexp.MustCompile(`[_-]([a-z])`)

@@ -135,6 +135,31 @@ func TestResponseFormat(t *testing.T) {
 		assert.JSONEq(t, `{"type":"json_schema","json_schema":{"name":"out","strict":true,"schema":{"type":"object","properties":{"a":{"type":"string"}}}}}`, string(rf))
 		assert.Empty(t, res.Warnings)
 	})
+	t.Run("the schema is sent as given", func(t *testing.T) {
+		// OpenAI's own schema preparation (inlining a lone allOf reference,
+		// dropping look-arounds) is not applied to other servers.
+		raw := json.RawMessage(`{"allOf":[{"$ref":"#/$defs/A"}],"$defs":{"A":{"type":"object","propertyNames":{"pattern":"^a"},"properties":{"a":{"type":"string","pattern":"^(?!b)"}}}}}`)
+		o := prompt("hi")
+		o.ResponseFormat = &provider.ResponseFormat{Type: "json", Schema: raw, Description: "An A."}
+		o.ProviderOptions = provider.ProviderOptions{"openaiCompatible": {"strictJsonSchema": false}}
+		body, res, _ := call(t, o, openaicompat.WithStructuredOutputs(true))
+		rf, _ := json.Marshal(body["response_format"])
+		assert.JSONEq(t, `{"type":"json_schema","json_schema":{"name":"response","description":"An A.","strict":false,"schema":`+string(raw)+`}}`, string(rf))
+		assert.Empty(t, res.Warnings)
+	})
+	t.Run("json without a schema", func(t *testing.T) {
+		o := prompt("hi")
+		o.ResponseFormat = &provider.ResponseFormat{Type: "json"}
+		body, res, _ := call(t, o, openaicompat.WithStructuredOutputs(true))
+		assert.Equal(t, map[string]any{"type": "json_object"}, body["response_format"])
+		assert.Empty(t, res.Warnings)
+	})
+	t.Run("text sends no response format", func(t *testing.T) {
+		o := prompt("hi")
+		o.ResponseFormat = &provider.ResponseFormat{Type: "text"}
+		body, _, _ := call(t, o)
+		assert.NotContains(t, body, "response_format")
+	})
 }
 
 func TestToolsAndChoice(t *testing.T) {

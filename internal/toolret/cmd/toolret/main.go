@@ -3,6 +3,12 @@
 // result.
 //
 //	go run ./internal/toolret/cmd/toolret -dataset internal/toolret/testdata/sealtools.dev.json -ranker bm25
+//
+// The rankers "semantic" and "semantic+bm25" (package semsearch) need an
+// embedding model, named with -embedder: openai:<model> (OPENAI_API_KEY),
+// google:<model> (GOOGLE_GENERATIVE_AI_API_KEY), compat:<base URL>:<model>
+// for an OpenAI-compatible server, or hash, a word-hashing stand-in that
+// needs no network and measures nothing but the plumbing.
 package main
 
 import (
@@ -10,15 +16,18 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/bm25"
 	"github.com/aisdkgo/ai/internal/toolret"
 )
 
 func main() {
 	dataset := flag.String("dataset", "", "dataset file (JSON: source, tools, queries)")
-	ranker := flag.String("ranker", "default", "ranking to measure: default or bm25")
+	ranker := flag.String("ranker", "default", "ranking to measure: default, bm25, semantic or semantic+bm25")
+	embedder := flag.String("embedder", "", "semantic rankers: openai:<model>, google:<model>, compat:<base URL>:<model> or hash")
 	k1 := flag.Float64("k1", 0, "bm25: term-frequency saturation (0 means the package default)")
 	b := flag.Float64("b", 0, "bm25: length normalisation, 0 to 1 (0 means the package default)")
 	nameWeight := flag.Float64("name-weight", 0, "bm25: weight of the name field (0 means the package default)")
@@ -27,18 +36,26 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*dataset, *ranker, &bm25.Options{K1: *k1, B: *b, NameWeight: *nameWeight}); err != nil {
+	if err := run(*dataset, *ranker, *embedder, &bm25.Options{K1: *k1, B: *b, NameWeight: *nameWeight}); err != nil {
 		fmt.Fprintln(os.Stderr, "toolret:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path, ranker string, opts *bm25.Options) error {
+func run(path, ranker, embedder string, opts *bm25.Options) error {
 	d, err := toolret.Load(path)
 	if err != nil {
 		return err
 	}
-	search, err := toolret.Ranker(ranker, opts)
+	var search ai.SearchFunc
+	if strings.HasPrefix(ranker, "semantic") {
+		if embedder == "" {
+			return fmt.Errorf("-ranker %s needs -embedder", ranker)
+		}
+		search, err = semanticRanker(context.Background(), d, ranker, embedder)
+	} else {
+		search, err = toolret.Ranker(ranker, opts)
+	}
 	if err != nil {
 		return err
 	}

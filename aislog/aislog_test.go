@@ -1,0 +1,116 @@
+package aislog_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/aislog"
+	"github.com/aisdkgo/ai/aitest"
+	"github.com/aisdkgo/ai/provider"
+)
+
+type cityIn struct {
+	City string `json:"city"`
+}
+
+func records(t *testing.T, buf *bytes.Buffer) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		delete(m, "time")
+		delete(m, "duration")
+		delete(m, "first_chunk")
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestObserver(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	busy := &provider.APICallError{Message: "busy", StatusCode: 503, Retryable: true, ResponseHeaders: provider.Header{"Retry-After-Ms": {"1"}}}
+	model := &aitest.Model{Respond: func(_ context.Context, call int, _ *provider.CallOptions) (aitest.Response, error) {
+		switch call {
+		case 0:
+			return aitest.Response{Err: busy}, nil
+		case 1:
+			return aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "lookup", `{"city":"Oslo"}`)}, FinishReason: aitest.ToolCalls,
+				Usage: provider.Usage{InputTokens: provider.InputTokens{Total: new(3)}, OutputTokens: provider.OutputTokens{Total: new(2)}}}, nil
+		}
+		return aitest.Response{Content: []provider.Content{aitest.Text("Sorry.")}}, nil
+	}}
+	lookup := ai.NewTool(ai.ToolDef[cityIn, string]{
+		Description: "Look up a city.",
+		Execute: func(context.Context, cityIn, ai.ToolExecutionOptions) (string, error) {
+			return "", errors.New("database down")
+		},
+	})
+	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Prompt: "Oslo?", StopWhen: ai.StepCountIs(3), Tools: ai.Tools{{Name: "lookup", Tool: lookup}},
+		Observer: aislog.NewObserver(logger, &aislog.Options{Level: slog.LevelDebug}),
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []map[string]any{
+		{"level": "WARN", "msg": "ai model call retry", "attempt": 1.0, "delay": 1e6, "error": busy.Error()},
+		{"level": "DEBUG", "msg": "ai model call", "step": 0.0, "model": "aitest/scripted", "stream": false, "finish": "tool-calls"},
+		{"level": "ERROR", "msg": "ai tool call", "step": 0.0, "tool": "lookup", "call_id": "c1", "error": "database down"},
+		{"level": "DEBUG", "msg": "ai step", "step": 0.0, "tools": []any{"lookup"}, "finish": "tool-calls", "tokens": map[string]any{"input": 3.0, "output": 2.0}},
+		{"level": "DEBUG", "msg": "ai model call", "step": 1.0, "model": "aitest/scripted", "stream": false, "finish": "stop"},
+		{"level": "DEBUG", "msg": "ai step", "step": 1.0, "tools": []any{"lookup"}, "finish": "stop"},
+		{"level": "DEBUG", "msg": "ai generation", "model": "aitest/scripted", "stream": false, "steps": 2.0, "finish": "stop", "tokens": map[string]any{"input": 3.0, "output": 2.0}},
+	}, records(t, &buf))
+	assert.NotContains(t, buf.String(), "Oslo", "no prompts or tool inputs")
+}
+
+func TestObserverStreamFailure(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, nil))
+	model := aitest.NewModel(aitest.Response{Err: &provider.APICallError{Message: "bad key", StatusCode: 401}})
+	res, err := ai.StreamText(context.Background(), ai.GenerateTextOptions{Model: model, Prompt: "hi", Observer: aislog.NewObserver(logger, nil)})
+	require.NoError(t, err)
+	_, err = res.Wait()
+	require.Error(t, err)
+	recs := records(t, &buf)
+	require.Len(t, recs, 3)
+	for _, r := range recs {
+		assert.Equal(t, "ERROR", r["level"], r["msg"])
+	}
+	assert.Contains(t, recs[0]["error"], "bad key", "the model call")
+	assert.Contains(t, recs[1]["error"], "bad key", "the step")
+	assert.Equal(t, "ai generation", recs[2]["msg"])
+}
+
+func ExampleNewObserver() {
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == "time" || a.Key == "duration" {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+	model := aitest.NewModel(aitest.Response{Content: []provider.Content{aitest.Text("Hello!")}})
+	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Prompt: "Say hello.", Observer: aislog.NewObserver(logger, nil),
+	})
+	if err != nil {
+		panic(err)
+	}
+	_ = res
+	// Output:
+	// level=INFO msg="ai model call" step=0 model=aitest/scripted stream=false finish=stop
+	// level=INFO msg="ai step" step=0 tools=[] finish=stop
+	// level=INFO msg="ai generation" model=aitest/scripted stream=false steps=1 finish=stop
+}

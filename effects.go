@@ -1,0 +1,118 @@
+package ai
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/aisdkgo/ai/internal/effect"
+	"github.com/aisdkgo/ai/provider"
+)
+
+// localEffects performs a generation's effects in this process: model calls
+// with retries, tool executions on goroutines, the system clock and random
+// ids.
+type localEffects struct{}
+
+func (localEffects) Generate(ctx context.Context, m provider.LanguageModel, opts *provider.CallOptions, rt effect.Retry) (*provider.GenerateResult, error) {
+	return retry(ctx, rt, func(ctx context.Context) (res *provider.GenerateResult, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				res, err = nil, &CallbackPanicError{Callback: "the model's Generate", Panic: v}
+			}
+		}()
+		res, err = m.Generate(ctx, opts)
+		if err == nil && res == nil {
+			err = &provider.InvalidResponseDataError{Message: "the model returned no result"}
+		}
+		return res, err
+	})
+}
+
+func (localEffects) Stream(ctx context.Context, m provider.LanguageModel, opts *provider.CallOptions, rt effect.Retry) (*provider.StreamResult, error) {
+	return retry(ctx, rt, func(ctx context.Context) (res *provider.StreamResult, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				res, err = nil, &CallbackPanicError{Callback: "the model's Stream", Panic: v}
+			}
+		}()
+		res, err = m.Stream(ctx, opts)
+		if err == nil && (res == nil || res.Stream == nil) {
+			err = &provider.InvalidResponseDataError{Message: "the model returned no stream"}
+		}
+		return res, err
+	})
+}
+
+func (localEffects) Invoke(ctx context.Context, _ effect.Call, local func(context.Context) (any, error)) (any, error) {
+	return local(ctx)
+}
+
+func (localEffects) Parallel(ctx context.Context, n, limit int, task func(ctx context.Context, i int, started func())) {
+	if n == 1 {
+		task(ctx, 0, func() {})
+		return
+	}
+	if limit <= 0 || limit > n {
+		limit = n
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := range n {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		start := make(chan struct{})
+		var once sync.Once
+		started := func() { once.Do(func() { close(start) }) }
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			defer started()
+			task(ctx, i, started)
+		}()
+		// Starts are observed in call order.
+		<-start
+	}
+	wg.Wait()
+}
+
+func (localEffects) Now() time.Time { return time.Now() }
+
+func (localEffects) NewID() string { return randomID() }
+
+// idEffects replaces the ids of other effects with GenerateTextOptions.GenerateID.
+type idEffects struct {
+	effect.Effects
+	newID func() string
+}
+
+func (e idEffects) NewID() string { return e.newID() }
+
+// idLen is the length of a random id: "aitxt-" and 24 hex digits (96
+// random bits).
+const idLen = 30
+
+func randomID() string {
+	var b [idLen]byte
+	return string(appendRandomID(b[:0]))
+}
+
+// appendRandomID appends a random id to b.
+func appendRandomID(b []byte) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, "aitxt-"...)
+	for _, v := range [2]uint64{rand.Uint64(), rand.Uint64()} {
+		for range 12 {
+			b = append(b, hex[v&15])
+			v >>= 4
+		}
+	}
+	return b
+}

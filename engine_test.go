@@ -1,0 +1,475 @@
+package ai_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"iter"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/aitest"
+	"github.com/aisdkgo/ai/provider"
+)
+
+// wipeTool counts its executions.
+func wipeTool(runs *int, mu *sync.Mutex) *ai.FunctionTool {
+	return ai.NewTool(ai.ToolDef[struct{}, string]{
+		Description: "Wipe everything.",
+		Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (string, error) {
+			mu.Lock()
+			*runs++
+			mu.Unlock()
+			return "wiped", nil
+		},
+	})
+}
+
+// codeModeRun runs one code mode step whose program calls the routed tools,
+// then a text step, and returns the program's outcome.
+func codeModeRun(t *testing.T, js string, tools ai.Tools, routed []string, set func(*ai.GenerateTextOptions)) (*ai.GenerateTextResult, json.RawMessage, error) {
+	t.Helper()
+	model := aitest.NewModel(toolStep(codeCall("c1", js)), textStep("done"))
+	var routes []ai.CallerRoute
+	for _, name := range routed {
+		routes = append(routes, ai.CallerRoute{Tool: name, Callers: []string{"code"}})
+	}
+	opts := ai.GenerateTextOptions{
+		Model:       model,
+		Tools:       append(ai.Tools{{Name: "code", Tool: ai.CodeMode(nil)}}, tools...),
+		ToolCallers: routes,
+		StopWhen:    ai.StepCountIs(2),
+		Prompt:      "go",
+	}
+	if set != nil {
+		set(&opts)
+	}
+	res, err := ai.GenerateText(context.Background(), opts)
+	require.NoError(t, err)
+	step := res.Steps[0]
+	if errs := step.ToolErrors(); len(errs) > 0 {
+		return res, nil, errs[0].Error
+	}
+	require.Len(t, step.ToolResults(), 1)
+	return res, step.ToolResults()[0].Output.(json.RawMessage), nil
+}
+
+// A program's call of a tool runs under the generation's approval policy:
+// the Tools rules, Default and Decide, with CodeModeOptions.Approve for the
+// calls the policy leaves to a person.
+func TestRoutedCallsObeyToolApproval(t *testing.T) {
+	const js = `try { return await tools.wipe({}); } catch (e) { return e.code + ": " + e.message; }`
+	approvalPolicies := []struct {
+		name     string
+		approval *ai.ToolApproval
+		approve  func(context.Context, string, json.RawMessage) (ai.ApprovalStatus, error)
+		want     string
+		runs     int
+	}{
+		{name: "tools rule requires approval", approval: &ai.ToolApproval{Tools: map[string]ai.ApprovalRule{"wipe": ai.Rule(ai.RequiresApproval)}},
+			want: `"CODE_MODE_TOOL_APPROVAL_REQUIRED: Tool \"wipe\" requires approval."`},
+		{name: "default requires approval", approval: &ai.ToolApproval{
+			Tools: map[string]ai.ApprovalRule{"code": ai.Rule(ai.NotApplicable)}, Default: new(ai.Rule(ai.RequiresApproval))},
+			want: `"CODE_MODE_TOOL_APPROVAL_REQUIRED: Tool \"wipe\" requires approval."`},
+		{name: "decide denies", approval: &ai.ToolApproval{Decide: func(_ context.Context, req ai.ApprovalRequest) (ai.ApprovalStatus, error) {
+			if req.ToolCall.ToolName == "code" {
+				return ai.NotApplicable, nil
+			}
+			assert.Equal(t, "c1:tool-1", req.ToolCall.ToolCallID)
+			return ai.Denied.WithReason("not today"), nil
+		}}, want: `"CODE_MODE_TOOL_APPROVAL_DENIED: The call of tool \"wipe\" was denied. not today"`},
+		{name: "decide approves", approval: &ai.ToolApproval{Decide: func(context.Context, ai.ApprovalRequest) (ai.ApprovalStatus, error) {
+			return ai.Approved, nil
+		}}, want: `"wiped"`, runs: 1},
+		{name: "rule function sees the input", approval: &ai.ToolApproval{Tools: map[string]ai.ApprovalRule{"wipe": {
+			Func: func(_ context.Context, input json.RawMessage, _ ai.ApprovalRequest) (ai.ApprovalStatus, error) {
+				assert.JSONEq(t, `{}`, string(input))
+				return ai.RequiresApproval, nil
+			}}}}, want: `"CODE_MODE_TOOL_APPROVAL_REQUIRED: Tool \"wipe\" requires approval."`},
+		{name: "approve callback answers", approval: &ai.ToolApproval{Tools: map[string]ai.ApprovalRule{"wipe": ai.Rule(ai.RequiresApproval)}},
+			approve: func(_ context.Context, name string, _ json.RawMessage) (ai.ApprovalStatus, error) {
+				assert.Equal(t, "wipe", name)
+				return ai.Approved, nil
+			}, want: `"wiped"`, runs: 1},
+	}
+	for _, tt := range approvalPolicies {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			runs := 0
+			code := ai.CodeMode(&ai.CodeModeOptions{Approve: tt.approve})
+			_, out, err := codeModeRun(t, js, ai.Tools{{Name: "wipe", Tool: wipeTool(&runs, &mu)}}, []string{"wipe"},
+				func(o *ai.GenerateTextOptions) {
+					o.ToolApproval = tt.approval
+					o.Tools[0].Tool = code
+				})
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, string(out))
+			assert.Equal(t, tt.runs, runs)
+		})
+	}
+}
+
+// A program's call of a tool has the tool's timeout and the execution
+// callbacks of a direct call.
+func TestRoutedCallsObeyToolTimeoutAndCallbacks(t *testing.T) {
+	slow := ai.NewTool(ai.ToolDef[struct{}, string]{
+		Execute: func(ctx context.Context, _ struct{}, _ ai.ToolExecutionOptions) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		},
+	})
+	var mu sync.Mutex
+	var starts []string
+	var ends []ai.ToolExecutionEndEvent
+	_, out, err := codeModeRun(t, `try { await tools.slow({}); return "no"; } catch (e) { return e.code; }`,
+		ai.Tools{{Name: "slow", Tool: slow}}, []string{"slow"}, func(o *ai.GenerateTextOptions) {
+			o.Timeout.Tools = map[string]time.Duration{"slow": 20 * time.Millisecond}
+			o.OnToolExecutionStart = func(e ai.ToolExecutionStartEvent) {
+				mu.Lock()
+				starts = append(starts, e.ToolCall.ToolName+" "+e.ToolCall.ToolCallID)
+				mu.Unlock()
+			}
+			o.OnToolExecutionEnd = func(e ai.ToolExecutionEndEvent) {
+				mu.Lock()
+				ends = append(ends, e)
+				mu.Unlock()
+			}
+		})
+	require.NoError(t, err)
+	// The failure of a tool is redacted inside the program.
+	assert.JSONEq(t, `"CODE_MODE_HOST_TOOL_ERROR"`, string(out))
+	assert.Equal(t, []string{"code c1", "slow c1:tool-1"}, starts)
+	require.Len(t, ends, 2)
+	assert.Equal(t, "slow", ends[0].ToolCall.ToolName)
+	var te *ai.TimeoutError
+	require.ErrorAs(t, ends[0].Err, &te)
+	assert.Equal(t, "slow", te.ToolName)
+	assert.ErrorIs(t, ends[0].Err, context.DeadlineExceeded)
+	assert.Equal(t, "code", ends[1].ToolCall.ToolName)
+	assert.NoError(t, ends[1].Err)
+}
+
+// twoCalls is a step calling tool "a" twice.
+func twoCalls() aitest.Response {
+	return toolStep(tc("c1", "a", `{}`), tc("c2", "a", `{}`))
+}
+
+// cancellingTool cancels the generation from inside its first execution.
+func cancellingTool(cancel context.CancelFunc, runs *int) *ai.FunctionTool {
+	return ai.NewTool(ai.ToolDef[struct{}, string]{
+		Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (string, error) {
+			*runs++
+			cancel()
+			return "ok", nil
+		},
+	})
+}
+
+// Cancellation that lands between the launches of a step's tools fails the
+// generation; no step is recorded with a call that has no outcome.
+func TestCancellationBetweenToolLaunches(t *testing.T) {
+	for _, where := range []string{"in the tool", "in OnToolExecutionStart"} {
+		for _, stream := range []bool{false, true} {
+			t.Run(where+map[bool]string{false: "/generate", true: "/stream"}[stream], func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				runs := 0
+				tool := cancellingTool(func() {}, &runs)
+				if where == "in the tool" {
+					tool = cancellingTool(cancel, &runs)
+				}
+				opts := ai.GenerateTextOptions{
+					Model:               aitest.NewModel(twoCalls(), textStep("done")),
+					Tools:               ai.Tools{{Name: "a", Tool: tool}},
+					ToolCallConcurrency: 1,
+					StopWhen:            ai.StepCountIs(3),
+					Prompt:              "go",
+				}
+				if where == "in OnToolExecutionStart" {
+					opts.OnToolExecutionStart = func(ai.ToolExecutionStartEvent) { cancel() }
+				}
+				res, err := runToEnd(t, ctx, opts, stream)
+				require.ErrorIs(t, err, context.Canceled)
+				if res != nil {
+					assert.Empty(t, res.Steps)
+				}
+				assert.LessOrEqual(t, runs, 1)
+			})
+		}
+	}
+}
+
+// runToEnd runs a generation, streamed or not, and returns what its caller
+// gets. A stream must end with an abort part when it fails by cancellation.
+func runToEnd(t *testing.T, ctx context.Context, opts ai.GenerateTextOptions, stream bool) (*ai.GenerateTextResult, error) {
+	t.Helper()
+	if !stream {
+		return ai.GenerateText(ctx, opts)
+	}
+	s, err := ai.StreamText(ctx, opts)
+	require.NoError(t, err)
+	var parts []ai.Part
+	for p, err := range s.Parts() {
+		require.NoError(t, err)
+		parts = append(parts, p)
+	}
+	require.NotEmpty(t, parts)
+	last := parts[len(parts)-1]
+	res, err := s.Wait()
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		assert.IsType(t, ai.Abort{}, last, "a cancelled stream ends with an abort")
+		for _, p := range parts {
+			_, isFinishStep := p.(ai.FinishStep)
+			assert.False(t, isFinishStep, "no step finished")
+		}
+	}
+	return res, err
+}
+
+// An expired step or total timeout fails a generation whose tools are
+// running, with an error that names the limit.
+func TestTimeoutsExpiringMidStep(t *testing.T) {
+	blocking := ai.NewTool(ai.ToolDef[struct{}, string]{
+		Execute: func(ctx context.Context, _ struct{}, _ ai.ToolExecutionOptions) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		},
+	})
+	for _, limit := range []string{"Step", "Total"} {
+		for _, stream := range []bool{false, true} {
+			t.Run(limit+map[bool]string{false: "/generate", true: "/stream"}[stream], func(t *testing.T) {
+				opts := ai.GenerateTextOptions{
+					Model:    aitest.NewModel(twoCalls(), textStep("done")),
+					Tools:    ai.Tools{{Name: "a", Tool: blocking}},
+					StopWhen: ai.StepCountIs(3),
+					Prompt:   "go",
+				}
+				if limit == "Step" {
+					opts.Timeout.Step = 30 * time.Millisecond
+				} else {
+					opts.Timeout.Total = 30 * time.Millisecond
+				}
+				res, err := runToEnd(t, context.Background(), opts, stream)
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				var te *ai.TimeoutError
+				require.ErrorAs(t, err, &te)
+				assert.Equal(t, limit, te.Limit)
+				if res != nil {
+					assert.Empty(t, res.Steps)
+				}
+			})
+		}
+	}
+}
+
+type panickingOutput struct{}
+
+func (panickingOutput) MarshalJSON() ([]byte, error) { panic("no JSON today") }
+
+type cycle struct{ Next *cycle }
+
+// An output that cannot be encoded is a tool error in every view: the step,
+// the execution callback, the stream part and the model's next prompt.
+func TestUnencodableOutputsAreToolErrors(t *testing.T) {
+	loop := &cycle{}
+	loop.Next = loop
+	outputs := map[string]any{
+		"panicking MarshalJSON": panickingOutput{},
+		"channel":               make(chan int),
+		"NaN":                   math.NaN(),
+		"cyclic pointer":        loop,
+		"invalid raw JSON":      json.RawMessage(`{"a":`),
+	}
+	for name, output := range outputs {
+		for _, stream := range []bool{false, true} {
+			t.Run(name+map[bool]string{false: "/generate", true: "/stream"}[stream], func(t *testing.T) {
+				tool := ai.NewTool(ai.ToolDef[struct{}, any]{
+					Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (any, error) { return output, nil },
+				})
+				model := aitest.NewModel(toolStep(tc("c1", "bad", `{}`)), textStep("done"))
+				var endErr error
+				opts := ai.GenerateTextOptions{
+					Model: model, Tools: ai.Tools{{Name: "bad", Tool: tool}}, StopWhen: ai.StepCountIs(2), Prompt: "go",
+					OnToolExecutionEnd: func(e ai.ToolExecutionEndEvent) {
+						endErr = e.Err
+						assert.Nil(t, e.Output)
+					},
+				}
+				var res *ai.GenerateTextResult
+				var err error
+				if stream {
+					s, serr := ai.StreamText(context.Background(), opts)
+					require.NoError(t, serr)
+					sawError := false
+					for p, perr := range s.Parts() {
+						require.NoError(t, perr)
+						_, merr := json.Marshal(p)
+						require.NoError(t, merr, "every part marshals: %T", p)
+						_, isResult := p.(ai.ToolResult)
+						assert.False(t, isResult)
+						if _, ok := p.(ai.ToolError); ok {
+							sawError = true
+						}
+					}
+					assert.True(t, sawError)
+					res, err = s.Wait()
+				} else {
+					res, err = ai.GenerateText(context.Background(), opts)
+				}
+				require.NoError(t, err)
+				var oe *ai.ToolOutputError
+				require.ErrorAs(t, endErr, &oe)
+				assert.Equal(t, "bad", oe.ToolName)
+				assert.Empty(t, res.Steps[0].ToolResults())
+				require.Len(t, res.Steps[0].ToolErrors(), 1)
+				assert.ErrorAs(t, res.Steps[0].ToolErrors()[0].Error, &oe)
+				prompt := model.Calls()[1].Prompt
+				tm := prompt[len(prompt)-1].(provider.ToolMessage)
+				out := tm.Content[0].(provider.ToolResultPart).Output
+				require.IsType(t, provider.ErrorTextOutput{}, out)
+				assert.Contains(t, out.(provider.ErrorTextOutput).Value, "cannot be encoded as JSON")
+			})
+		}
+	}
+}
+
+// A streaming tool whose approved call resumes a conversation streams its
+// preliminary results before the first step starts.
+func TestResumedStreamingToolStreamsPreliminaryResults(t *testing.T) {
+	progress := ai.NewTool(ai.ToolDef[struct{}, string]{
+		ExecuteStream: func(context.Context, struct{}, ai.ToolExecutionOptions) iter.Seq2[string, error] {
+			return func(yield func(string, error) bool) {
+				for _, v := range []string{"25%", "75%", "done"} {
+					if !yield(v, nil) {
+						return
+					}
+				}
+			}
+		},
+	})
+	messages := []ai.Message{
+		ai.UserText("go"),
+		ai.AssistantMessage{Content: []ai.AssistantPart{
+			ai.ToolCallPart{ToolCallID: "c1", ToolName: "progress", Input: json.RawMessage(`{}`)},
+			ai.ToolApprovalRequestPart{ApprovalID: "ap1", ToolCallID: "c1"},
+		}},
+		ai.ToolMessage{Content: []ai.ToolPart{ai.ToolApprovalResponsePart{ApprovalID: "ap1", Approved: true}}},
+	}
+	s, err := ai.StreamText(context.Background(), ai.GenerateTextOptions{
+		Model: aitest.NewModel(textStep("finished")), Tools: ai.Tools{{Name: "progress", Tool: progress}}, Messages: messages,
+	})
+	require.NoError(t, err)
+	var seen []string
+	for p, err := range s.Parts() {
+		require.NoError(t, err)
+		switch p := p.(type) {
+		case ai.ToolResult:
+			seen = append(seen, p.Output.(string)+map[bool]string{true: " (preliminary)"}[p.Preliminary])
+		case ai.StartStep:
+			seen = append(seen, "start-step")
+		}
+	}
+	assert.Equal(t, []string{"25% (preliminary)", "75% (preliminary)", "done (preliminary)", "done", "start-step"}, seen)
+}
+
+// The part unions are closed: a type switch over stream parts with a case
+// of a provider type does not compile.
+func TestPartUnionsAreClosed(t *testing.T) {
+	src := `package p
+
+import (
+	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/provider"
+)
+
+func f(p ai.Part, c ai.ContentPart) {
+	switch p.(type) {
+	case provider.TextDelta:
+	}
+	switch c.(type) {
+	case provider.Text:
+	}
+}
+`
+	errs := typeCheck(t, src)
+	require.Len(t, errs, 2, "%v", errs)
+	for _, e := range errs {
+		assert.Contains(t, e, "impossible type switch case")
+	}
+}
+
+// Exactly one function runs a tool's own code: invokeTool is the only code
+// that calls a tool's execute function or a search tool's search.
+func TestOneFunctionExecutesTools(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	callers := map[string]bool{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "execute" || sel.Sel.Name == "search") {
+					if x, ok := sel.X.(*ast.Ident); ok && (x.Name == "c" || x.Name == "r") {
+						callers[fn.Name.Name] = true
+					}
+				}
+				return true
+			})
+		}
+	}
+	assert.Equal(t, map[string]bool{"invokeTool": true}, callers)
+}
+
+// typeCheck type-checks one file of Go source against this module's
+// packages, compiled by the go command, and returns the errors.
+func typeCheck(t *testing.T, src string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	require.NoError(t, err)
+	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}",
+		"github.com/aisdkgo/ai", "github.com/aisdkgo/ai/provider").Output()
+	require.NoError(t, err)
+	exports := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, file, _ := strings.Cut(line, "=")
+		exports[path] = file
+	}
+	lookup := func(path string) (io.ReadCloser, error) { return os.Open(exports[path]) }
+	var errs []string
+	conf := types.Config{
+		Importer: importer.ForCompiler(fset, "gc", lookup),
+		Error:    func(err error) { errs = append(errs, err.Error()) },
+	}
+	_, _ = conf.Check("p", fset, []*ast.File{f}, nil)
+	return errs
+}

@@ -1,0 +1,109 @@
+// Command chat serves a web chat (React with the AI SDK's useChat hook)
+// from a Go backend: the page posts each turn to /api/chat, and the server
+// answers with the UI message stream of a tool-search agent. The agent
+// finds its tools with a search tool, and sending an email waits for the
+// user's approval in the page.
+//
+// Build the page once, then start the server (a scripted model by default:
+// no key, no network):
+//
+//	(cd examples/chat/web && npm ci && npm run build)
+//	go run ./examples/chat
+//
+// and open http://127.0.0.1:8080. With a real model (the key comes from
+// OPENAI_API_KEY or ANTHROPIC_API_KEY):
+//
+//	go run ./examples/chat -provider openai -model gpt-5-mini
+//	go run ./examples/chat -provider anthropic -model claude-sonnet-4-5
+//	go run ./examples/chat -provider compat -base-url http://localhost:11434/v1 -model qwen3
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/aisdkgo/ai/provider"
+	"github.com/aisdkgo/ai/providers/anthropic"
+	"github.com/aisdkgo/ai/providers/openai"
+	"github.com/aisdkgo/ai/providers/openaicompat"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "the address to listen on")
+	providerName := flag.String("provider", "scripted", "scripted, openai, anthropic or compat")
+	modelID := flag.String("model", "", "the model id (for a real provider)")
+	baseURL := flag.String("base-url", "", "the server's base URL (compat; optional for openai and anthropic)")
+	web := flag.String("web", defaultWebDir(), "the folder of the built page")
+	pace := flag.Duration("pace", 30*time.Millisecond, "the pause between the scripted model's stream parts")
+	flag.Parse()
+
+	model, err := pickModel(*providerName, *modelID, *baseURL, *pace)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(*web, "index.html")); err != nil {
+		log.Printf("the page is not built (%s); run: cd examples/chat/web && npm ci && npm run build", *web)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{Handler: NewServer(model, *web), ReadHeaderTimeout: 10 * time.Second}
+	log.Printf("chat on http://%s (model %s %s)", ln.Addr(), model.Provider(), model.ModelID())
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+}
+
+// defaultWebDir is the page's build folder next to this file's source.
+func defaultWebDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return filepath.Join("examples", "chat", "web", "dist")
+	}
+	return filepath.Join(filepath.Dir(file), "web", "dist")
+}
+
+func pickModel(name, id, baseURL string, pace time.Duration) (provider.LanguageModel, error) {
+	switch name {
+	case "scripted":
+		return scriptedModel(pace), nil
+	case "openai":
+		var opts []openai.Option
+		if baseURL != "" {
+			opts = append(opts, openai.WithBaseURL(baseURL))
+		}
+		return openai.New(opts...).Responses(orDefault(id, "gpt-5-mini")), nil
+	case "anthropic":
+		var opts []anthropic.Option
+		if baseURL != "" {
+			opts = append(opts, anthropic.WithBaseURL(baseURL))
+		}
+		return anthropic.New(opts...).Model(orDefault(id, "claude-sonnet-4-5")), nil
+	case "compat":
+		if baseURL == "" {
+			return nil, fmt.Errorf("-provider compat needs -base-url")
+		}
+		opts := []openaicompat.Option{openaicompat.WithBaseURL(baseURL)}
+		if key := os.Getenv("OPENAI_COMPATIBLE_API_KEY"); key != "" {
+			opts = append(opts, openaicompat.WithAPIKey(key))
+		}
+		return openaicompat.New(opts...).Model(orDefault(id, "llama3.1")), nil
+	}
+	return nil, fmt.Errorf("unknown provider %q", name)
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}

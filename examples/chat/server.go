@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"log"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/provider"
+	"github.com/aisdkgo/ai/uistream"
+)
+
+// Server is the chat backend: the built page and the chat route.
+type Server struct {
+	agent *ai.Agent
+	mux   *http.ServeMux
+
+	mu   sync.Mutex
+	sent []Email // the emails the agent sent
+}
+
+// Email is an email the sendEmail tool sent.
+type Email struct {
+	To      string `json:"to" jsonschema:"the recipient's address"`
+	Subject string `json:"subject"`
+	Body    string `json:"body"`
+}
+
+type cityIn struct {
+	City string `json:"city" jsonschema:"the city"`
+}
+
+// Weather is what the weather tool reports.
+type Weather struct {
+	City        string `json:"city"`
+	Temperature int    `json:"temperature"`
+	Unit        string `json:"unit"`
+	Condition   string `json:"condition"`
+}
+
+// NewServer returns the chat server for a model; webDir holds the built
+// page.
+func NewServer(model provider.LanguageModel, webDir string) *Server {
+	s := &Server{mux: http.NewServeMux()}
+	s.agent = ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{
+		Model: model,
+		Instructions: "You help with the weather and with email. Find the tools you need with the toolSearch tool. " +
+			"Answer in one or two sentences.",
+		Tools: s.tools(),
+		ToolApproval: &ai.ToolApproval{Tools: map[string]ai.ApprovalRule{
+			"sendEmail": ai.Rule(ai.RequiresApproval.WithReason("The agent wants to send an email on your behalf.")),
+		}},
+		StopWhen: ai.StepCountIs(8),
+	}})
+	s.mux.HandleFunc("POST /api/chat", s.chat)
+	s.mux.Handle("GET /", page(webDir))
+	return s
+}
+
+// ServeHTTP serves the page and the chat route.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Sent returns the emails sent so far.
+func (s *Server) Sent() []Email {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Email(nil), s.sent...)
+}
+
+// tools returns the search tool, a tool the model always sees, and
+// deferred tools it has to find first.
+func (s *Server) tools() ai.Tools {
+	tools := ai.Tools{
+		{Name: "toolSearch", Tool: ai.ToolSearch()},
+		{Name: "getLocalTime", Tool: ai.NewTool(ai.ToolDef[cityIn, string]{
+			Description: "Get the local time of a city.",
+			Execute: func(context.Context, cityIn, ai.ToolExecutionOptions) (string, error) {
+				return "12:00", nil
+			},
+		})},
+		{Name: "getWeather", Tool: ai.NewTool(ai.ToolDef[cityIn, Weather]{
+			Description:  "Get the current weather for a city.",
+			DeferLoading: true,
+			Execute: func(_ context.Context, in cityIn, _ ai.ToolExecutionOptions) (Weather, error) {
+				return weatherIn(in.City), nil
+			},
+		})},
+		{Name: "sendEmail", Tool: ai.NewTool(ai.ToolDef[Email, string]{
+			Description:  "Send an email to a recipient.",
+			DeferLoading: true,
+			Execute: func(_ context.Context, e Email, _ ai.ToolExecutionOptions) (string, error) {
+				s.mu.Lock()
+				s.sent = append(s.sent, e)
+				s.mu.Unlock()
+				return "sent to " + e.To, nil
+			},
+		})},
+	}
+	for _, o := range []struct{ name, desc string }{
+		{"getStockPrice", "Look up the latest price of a stock."},
+		{"createInvoice", "Create an invoice for a customer."},
+		{"bookFlight", "Book a flight between two cities."},
+		{"translateText", "Translate text into another language."},
+		{"createTicket", "Open a support ticket."},
+	} {
+		tools = append(tools, ai.NamedTool{Name: o.name, Tool: ai.NewTool(ai.ToolDef[map[string]any, string]{
+			Description:  o.desc,
+			DeferLoading: true,
+			Execute: func(context.Context, map[string]any, ai.ToolExecutionOptions) (string, error) {
+				return "done", nil
+			},
+		})})
+	}
+	return tools
+}
+
+// weatherIn makes up the weather of a city, the same every time.
+func weatherIn(city string) Weather {
+	h := fnv.New32a()
+	h.Write([]byte(city))
+	n := int(h.Sum32())
+	conditions := []string{"sunny", "cloudy", "rainy", "windy"}
+	return Weather{City: city, Temperature: 5 + n%25, Unit: "C", Condition: conditions[n/25%len(conditions)]}
+}
+
+// chat answers one turn: the client posts the whole conversation, the
+// agent continues it, and the answer streams back as UI message chunks.
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	req, err := uistream.DecodeRequest(r, nil)
+	if err != nil {
+		uistream.WriteError(w, err)
+		return
+	}
+	tools := s.agent.Tools()
+	msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{Tools: tools})
+	if err != nil {
+		uistream.WriteError(w, &uistream.RequestError{Status: http.StatusBadRequest, Message: err.Error()})
+		return
+	}
+	// The request's context: a client that goes away stops the model and
+	// the tools.
+	res, err := s.agent.Stream(r.Context(), ai.AgentCall{Messages: msgs})
+	if err != nil {
+		uistream.WriteError(w, err)
+		return
+	}
+	err = uistream.Write(w, res.Parts(), &uistream.Options{
+		MessageID:        uistream.NewID(),
+		OriginalMessages: req.Messages,
+		Tools:            tools,
+		OnError: func(err error) string {
+			log.Printf("chat %s: %v", req.ID, err)
+			return uistream.DefaultErrorText
+		},
+	})
+	if err != nil {
+		log.Printf("chat %s: the client went away: %v", req.ID, err)
+	}
+}
+
+// page serves the built page, or explains how to build it.
+func page(dir string) http.Handler {
+	files := http.FileServer(http.Dir(dir))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintf(w, "The page is not built. Run:\n\n  cd examples/chat/web && npm ci && npm run build\n\n(looked in %s)\n", dir)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+}

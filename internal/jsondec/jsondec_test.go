@@ -1,0 +1,136 @@
+package jsondec
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+type inner struct {
+	N  int     `json:"n"`
+	F  float32 `json:"f"`
+	OK bool
+}
+
+type sample struct {
+	City    string   `json:"city"`
+	Days    int      `json:"days,omitempty"`
+	Small   int8     `json:"small"`
+	Count   uint16   `json:"count"`
+	Ratio   float64  `json:"ratio"`
+	Tags    []string `json:"tags"`
+	Inner   inner    `json:"inner"`
+	Ptr     *inner   `json:"ptr"`
+	Name    *string  `json:"name"`
+	Skipped string   `json:"-"`
+	//lint:ignore SA5008 the decoder must read unusual tags like encoding/json
+	Dash string `json:"-,"`
+	//lint:ignore SA5008 the decoder must read unusual tags like encoding/json
+	Bad     string `json:"a\"b"`
+	Nums    []float64
+	Nested  [][]int `json:"nested"`
+	private string  //lint:ignore U1000 unexported fields are not decoded
+}
+
+type withTime struct {
+	At time.Time `json:"at"`
+}
+
+type withString struct {
+	N int `json:"n,string"`
+}
+
+type empty struct{}
+
+// decodeBoth decodes data with the decoder and with encoding/json, and
+// fails when they differ.
+func decodeBoth[T any](t testing.TB, data string) {
+	t.Helper()
+	var want T
+	wantErr := json.Unmarshal([]byte(data), &want)
+	var got T
+	gotErr := For(reflect.TypeFor[T]()).Decode(data, unsafe.Pointer(&got))
+	if (wantErr == nil) != (gotErr == nil) {
+		t.Fatalf("%q: error %v, encoding/json says %v", data, gotErr, wantErr)
+	}
+	if wantErr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: got %+v, encoding/json decodes %+v", data, got, want)
+	}
+}
+
+var samples = []string{
+	`{}`, ` { } `, `null`, `{"city":"Oslo"}`, `{"City":"Oslo"}`, `{"CITY":"x","city":"y"}`,
+	`{"city":"O\"s\\lo\n\u00e9\ud83d\ude00\ud800x\u12"}`, `{"city":"\ud83d"}`, `{"city":"\ud83d\u0041"}`,
+	`{"city":"é😀"}`, "{\"city\":\"\xff\"}", "{\"city\":\"a\tb\"}", `{"city":1}`, `{"city":null}`,
+	`{"days":3,"small":-128,"count":65535,"ratio":1.5e3}`, `{"small":128}`, `{"count":-1}`, `{"days":1.0}`,
+	`{"days":1e2}`, `{"days":01}`, `{"ratio":-0.0}`, `{"ratio":1e400}`, `{"days":9223372036854775808}`,
+	`{"tags":["a","b"]}`, `{"tags":[]}`, `{"tags":null}`, `{"tags":[1]}`, `{"inner":{"n":1,"f":2.5,"OK":true}}`,
+	`{"inner":{"ok":true}}`, `{"ptr":{"n":2}}`, `{"ptr":null}`, `{"name":"x"}`, `{"Skipped":"x","-":"dash"}`,
+	`{"a\"b":"x","Bad":"y"}`, `{"Nums":[1,2.5,-3]}`, `{"nested":[[1,2],[],[3]]}`, `{"unknown":{"a":[1,{"b":null}],"c":"d"}}`,
+	`{"city":"a","city":"b"}`, `{"private":"x"}`, `{"city":"a",}`, `{"city" "a"}`, `[1]`, `"s"`, `{"city":"a"} x`,
+	`{"inner":{"n":1},"inner":{"f":1}}`, `{"days":true}`, `{"tags":"a"}`, `{"ſ":1}`, `{"K":1}`,
+}
+
+func TestAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range samples {
+		decodeBoth[sample](t, s)
+		decodeBoth[empty](t, s)
+		decodeBoth[withTime](t, s)
+		decodeBoth[withString](t, s)
+		decodeBoth[[]sample](t, "["+s+"]")
+	}
+	decodeBoth[withTime](t, `{"at":"2026-01-02T03:04:05Z"}`)
+	decodeBoth[withString](t, `{"n":"12"}`)
+}
+
+// The fast path covers the simple types and leaves the others to
+// encoding/json.
+func TestPlans(t *testing.T) {
+	if For(reflect.TypeFor[sample]()).plan == nil {
+		t.Error("sample has no fast plan")
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[withTime](), reflect.TypeFor[withString](),
+		reflect.TypeFor[map[string]int](), reflect.TypeFor[any](), reflect.TypeFor[[]byte]()} {
+		if For(typ).plan != nil {
+			t.Errorf("%v has a fast plan", typ)
+		}
+	}
+}
+
+// A simple struct decodes without allocating beyond the value itself.
+func TestDecodeAllocations(t *testing.T) {
+	type in struct {
+		City string `json:"city"`
+		Days int    `json:"days"`
+	}
+	d := For(reflect.TypeFor[in]())
+	var v in
+	n := testing.AllocsPerRun(100, func() {
+		v = in{}
+		if err := d.Decode(`{"city":"Paris","days":3}`, unsafe.Pointer(&v)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per decode", n)
+	}
+}
+
+func FuzzAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range samples {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		decodeBoth[sample](t, data)
+		decodeBoth[[]inner](t, data)
+	})
+}
+
+// Nesting deeper than encoding/json allows is decided by encoding/json.
+func TestDeepNesting(t *testing.T) {
+	deep := `{"unknown":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
+	decodeBoth[sample](t, deep)
+}
