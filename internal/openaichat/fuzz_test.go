@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aisdkgo/ai/internal/httpx"
 	"github.com/aisdkgo/ai/internal/openaichat/replay"
 	"github.com/aisdkgo/ai/provider"
 )
@@ -27,7 +28,7 @@ func FuzzChatStream(f *testing.F) {
 
 	settings := []Settings{
 		{Provider: "openai.chat", ModelID: "gpt-4o", URL: "http://example.invalid", OptionKeys: []string{"openai"},
-			OpenAIOptions: true, ModelRules: true, StreamUsage: true, EarlyStreamErrors: true},
+			OpenAIOptions: true, ModelRules: true, StreamUsage: true},
 		{Provider: "compat.chat", ModelID: "m", URL: "http://example.invalid", OptionKeys: []string{"compat"}, SendReasoning: true},
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -36,7 +37,7 @@ func FuzzChatStream(f *testing.F) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))}
 			call := &preparedCall{metaKey: "openai"}
-			res, err := m.streamResponse(ctx, resp, call, nil, true)
+			res, err := m.streamResponse(ctx, &httpx.Response{HTTP: resp, URL: s.URL}, call, true)
 			if err != nil {
 				cancel()
 				continue

@@ -1,6 +1,7 @@
 package openaichat
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -14,13 +15,19 @@ import (
 const DeniedMessage = "Tool call execution denied."
 
 // ToolOutputText renders a tool result for APIs that take text: the text of
-// text and error-text outputs, the reason of denials and the JSON of
-// everything else.
-func ToolOutputText(out provider.ToolResultOutput) string {
+// text outputs, the reason of denials, and compact JSON for JSON and content
+// outputs. Error outputs are rendered as {"error": <value>} when wrapErrors
+// is set (neither OpenAI API has an error flag on tool results, so the
+// wrapper is how the model learns that the call failed), and like their
+// non-error forms otherwise.
+func ToolOutputText(out provider.ToolResultOutput, wrapErrors bool) string {
 	switch o := out.(type) {
 	case provider.TextOutput:
 		return o.Value
 	case provider.ErrorTextOutput:
+		if wrapErrors {
+			return `{"error":` + MarshalString(o.Value) + `}`
+		}
 		return o.Value
 	case provider.ExecutionDeniedOutput:
 		if o.Reason != "" {
@@ -28,31 +35,52 @@ func ToolOutputText(out provider.ToolResultOutput) string {
 		}
 		return DeniedMessage
 	case provider.JSONOutput:
-		return string(jsonOrNull(o.Value))
+		return CompactJSON(o.Value)
 	case provider.ErrorJSONOutput:
-		return string(jsonOrNull(o.Value))
+		if wrapErrors {
+			return `{"error":` + CompactJSON(o.Value) + `}`
+		}
+		return CompactJSON(o.Value)
 	case provider.ContentOutput:
 		parts := o.Value
 		if parts == nil {
 			parts = []provider.ContentOutputPart{}
 		}
-		b, err := json.Marshal(parts)
-		if err != nil {
-			return "[]"
-		}
-		return string(b)
+		return MarshalText(parts)
 	case nil:
 		return ""
 	}
-	b, _ := json.Marshal(out)
-	return string(b)
+	return MarshalText(out)
 }
 
-func jsonOrNull(v json.RawMessage) json.RawMessage {
+// CompactJSON returns a JSON value without insignificant whitespace, as
+// JSON.stringify writes it: keys keep their order and characters are not
+// escaped beyond what JSON requires. Empty input is null; input that is not
+// JSON is returned as it is.
+func CompactJSON(v json.RawMessage) string {
 	if len(v) == 0 {
-		return json.RawMessage("null")
+		return "null"
 	}
-	return v
+	var buf bytes.Buffer
+	if json.Compact(&buf, v) != nil {
+		return string(v)
+	}
+	return buf.String()
+}
+
+// MarshalString returns s as a JSON string literal without HTML escaping.
+func MarshalString(s string) string { return MarshalText(s) }
+
+// MarshalText returns the JSON encoding of v without HTML escaping (so "<"
+// stays "<", as in JSON.stringify), or "null" when v cannot be encoded.
+func MarshalText(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return "null"
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // Message returns the value behind a message (pointer or value).
@@ -197,7 +225,7 @@ func (m *Model) convertMessages(prompt []provider.Message, systemMode, partKey s
 				if !ok {
 					continue // approval responses are not sent on this API
 				}
-				content := ToolOutputText(res.Output)
+				content := ToolOutputText(res.Output, m.s.WrapToolErrors)
 				var wc any = content
 				bp := breakpoint(provider.OutputProviderOptions(res.Output))
 				if co, ok := res.Output.(provider.ContentOutput); ok {

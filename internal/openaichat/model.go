@@ -7,7 +7,6 @@ package openaichat
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"regexp"
 	"time"
@@ -65,12 +64,12 @@ type Settings struct {
 	// StreamUsage asks streaming responses to end with a usage chunk
 	// (stream_options.include_usage).
 	StreamUsage bool
+	// WrapToolErrors sends error tool results as {"error": <value>}, so that
+	// the model can tell a failed call from a result (OpenAI's own API);
+	// without it they are sent like other results.
+	WrapToolErrors bool
 	// SendReasoning sends assistant reasoning back as "reasoning_content".
 	SendReasoning bool
-	// EarlyStreamErrors turns an error frame that arrives before any output
-	// into an error of Stream itself (an APICallError the caller may retry)
-	// instead of an error part.
-	EarlyStreamErrors bool
 	// ConvertUsage replaces the default usage mapping; it receives the raw
 	// usage object (nil when the server sent none).
 	ConvertUsage func(raw json.RawMessage) provider.Usage
@@ -108,23 +107,23 @@ func (m *Model) SupportedURLs(context.Context) (map[string][]*regexp.Regexp, err
 }
 
 // post builds the request for opts and sends it.
-func (m *Model) post(ctx context.Context, opts *provider.CallOptions, stream bool) (*preparedCall, *http.Response, []byte, error) {
+func (m *Model) post(ctx context.Context, opts *provider.CallOptions, stream bool) (*preparedCall, *httpx.Response, error) {
 	call, err := m.prepare(opts, stream)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	headers, err := m.headers(opts)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
+	resp, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.s.Client,
 		URL:          m.s.URL,
 		Headers:      headers,
 		Body:         call.body,
 		ErrorMessage: ErrorMessage,
 	})
-	return call, resp, reqBody, err
+	return call, resp, err
 }
 
 // Generate runs a non-streaming chat completion.
@@ -132,46 +131,23 @@ func (m *Model) Generate(ctx context.Context, opts *provider.CallOptions) (*prov
 	if opts == nil {
 		opts = &provider.CallOptions{}
 	}
-	call, resp, reqBody, err := m.post(ctx, opts, false)
+	call, resp, err := m.post(ctx, opts, false)
 	if err != nil {
 		return nil, err
 	}
 	var parsed chatResponse
-	raw, err := ReadResponse(ctx, resp, &parsed, m.s.URL, reqBody)
+	raw, err := resp.ReadJSON(ctx, &parsed)
 	if err != nil {
 		return nil, err
 	}
-	result, err := m.parseResponse(&parsed, raw, call, reqBody, resp.Header)
+	result, err := m.parseResponse(&parsed, raw, call, resp)
 	if err != nil {
 		return nil, err
 	}
-	result.Request = &provider.RequestInfo{URL: m.s.URL, Body: reqBody}
-	result.Response.Headers = provider.Header(resp.Header)
+	result.Request = &provider.RequestInfo{URL: m.s.URL, Body: resp.RequestBody}
+	result.Response.Headers = provider.Header(resp.HTTP.Header)
 	result.Response.Body = raw
 	return result, nil
-}
-
-// ReadResponse reads and decodes the JSON body of a successful response to
-// the request sent to url. A body that does not decode is an
-// [provider.InvalidResponseDataError]; a failed read is a retryable API call
-// error, or ctx's error when ctx ended.
-func ReadResponse(ctx context.Context, resp *http.Response, v any, url string, reqBody []byte) ([]byte, error) {
-	raw, err := httpx.ReadJSON(resp, v)
-	if err == nil {
-		return raw, nil
-	}
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
-	}
-	var invalid *provider.InvalidResponseDataError
-	if errors.As(err, &invalid) {
-		return nil, err
-	}
-	return nil, &provider.APICallError{
-		Message: "reading the response failed: " + err.Error(), URL: url,
-		StatusCode: resp.StatusCode, RequestBody: reqBody, ResponseHeaders: provider.Header(resp.Header),
-		Retryable: true, Cause: err,
-	}
 }
 
 func (m *Model) headers(opts *provider.CallOptions) (http.Header, error) {

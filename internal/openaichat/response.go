@@ -2,8 +2,7 @@ package openaichat
 
 import (
 	"encoding/json"
-	"net/http"
-
+	"github.com/aisdkgo/ai/internal/httpx"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -195,10 +194,11 @@ func (m *Model) usage(raw json.RawMessage) provider.Usage {
 	return convertUsage(raw)
 }
 
-func (m *Model) parseResponse(r *chatResponse, raw []byte, call *preparedCall, reqBody []byte, headers http.Header) (*provider.GenerateResult, error) {
+func (m *Model) parseResponse(r *chatResponse, raw []byte, call *preparedCall, resp *httpx.Response) (*provider.GenerateResult, error) {
 	if len(r.Choices) == 0 {
 		if e, ok := ParseStreamError(raw); ok {
-			return nil, e.APIError(m.s.URL, reqBody, headers, raw)
+			// An error reported with a successful status is not retried.
+			return nil, resp.Fail(e.Message, false, raw, nil)
 		}
 		return nil, &provider.InvalidResponseDataError{Data: raw, Message: "the response did not contain any choices"}
 	}

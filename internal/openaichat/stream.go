@@ -18,11 +18,11 @@ func (m *Model) Stream(ctx context.Context, opts *provider.CallOptions) (*provid
 	if opts == nil {
 		opts = &provider.CallOptions{}
 	}
-	call, resp, reqBody, err := m.post(ctx, opts, true)
+	call, resp, err := m.post(ctx, opts, true)
 	if err != nil {
 		return nil, err
 	}
-	return m.streamResponse(ctx, resp, call, reqBody, opts.IncludeRawChunks)
+	return m.streamResponse(ctx, resp, call, opts.IncludeRawChunks)
 }
 
 // EventSource pulls server-sent events from a response body, optionally
@@ -34,16 +34,17 @@ type EventSource struct {
 	used    atomic.Bool
 }
 
-// NewEventSource starts reading the events of resp. The body is closed when
-// Stop is called, when ctx ends, or when the events run out.
-func NewEventSource(ctx context.Context, resp *http.Response) *EventSource {
-	next, stop := iter.Pull2(httpx.Events(ctx, resp))
+// NewEventSource starts reading the events of resp with rd. The body is
+// closed when Stop is called, when ctx ends, or when the events run out.
+func NewEventSource(ctx context.Context, resp *httpx.Response, rd sse.Reader) *EventSource {
+	next, stop := iter.Pull2(resp.Events(ctx, rd))
 	return &EventSource{next: next, stop: stop}
 }
 
 // Peek reads events until keep returns false for one, buffering them for
 // Events. It returns the event keep stopped at, or ok false when the events
-// ran out first; err is a read error.
+// ran out first; err is the error that ended the events (see
+// [httpx.Response.Events]).
 func (s *EventSource) Peek(keep func(sse.Event) bool) (last sse.Event, ok bool, err error) {
 	for {
 		ev, err, more := s.next()
@@ -76,9 +77,10 @@ type Parser interface {
 // Parts returns the stream of the response: stream-start with warnings,
 // then for each event its raw chunk (when includeRaw is set) and the parts
 // the parser emits, then the parts it emits at the end. newParser is called
-// when ranging starts. A read error ends the stream with [ReadError]. The
-// stream may be ranged over once; stopping early releases the body.
-func (s *EventSource) Parts(ctx context.Context, url string, warnings []provider.Warning, includeRaw bool,
+// when ranging starts. An error reading the events ends the stream with that
+// error. The stream may be ranged over once; stopping early releases the
+// body.
+func (s *EventSource) Parts(warnings []provider.Warning, includeRaw bool,
 	newParser func(emit func(provider.StreamPart)) Parser) iter.Seq2[provider.StreamPart, error] {
 	return func(yield func(provider.StreamPart, error) bool) {
 		defer s.Stop()
@@ -103,7 +105,7 @@ func (s *EventSource) Parts(ctx context.Context, url string, warnings []provider
 		}
 		for ev, err := range s.events() {
 			if err != nil {
-				yield(nil, ReadError(ctx, err, url))
+				yield(nil, err)
 				return
 			}
 			if includeRaw {
@@ -141,57 +143,45 @@ func (s *EventSource) events() iter.Seq2[sse.Event, error] {
 	}
 }
 
-// ReadError turns an error reading an open stream into the error that ends
-// it: ctx's cause when ctx ended, else an API call error (the connection
-// dropped).
-func ReadError(ctx context.Context, err error, url string) error {
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return &provider.APICallError{Message: "reading the response stream failed: " + err.Error(), URL: url, Retryable: true, Cause: err}
-}
-
 // ErrStreamConsumed is returned when a stream is ranged over twice.
 var ErrStreamConsumed = errors.New("the stream can only be read once")
 
-// streamResponse turns an event-stream response into a stream result.
-func (m *Model) streamResponse(ctx context.Context, resp *http.Response, call *preparedCall, reqBody []byte, includeRaw bool) (*provider.StreamResult, error) {
-	src := NewEventSource(ctx, resp)
-	if m.s.EarlyStreamErrors {
-		var frameErr *provider.APICallError
-		_, _, err := src.Peek(func(ev sse.Event) bool {
-			data := []byte(ev.Data)
-			if !json.Valid(data) {
-				return false
-			}
-			if e, ok := ParseStreamError(data); ok {
-				frameErr = e.APIError(m.s.URL, reqBody, resp.Header, data)
-				return false
-			}
-			return !chunkHasOutput(data)
-		})
-		if err != nil {
-			src.Stop()
-			return nil, ReadError(ctx, err, m.s.URL)
+// streamResponse reads resp up to its first output and returns the stream
+// of the rest. An error frame that arrives before any output fails the call
+// (an API error that the caller may retry, depending on the error), like a
+// response that ends before any event.
+func (m *Model) streamResponse(ctx context.Context, resp *httpx.Response, call *preparedCall, includeRaw bool) (*provider.StreamResult, error) {
+	src := NewEventSource(ctx, resp, sse.Reader{})
+	var frameErr *provider.APICallError
+	_, _, err := src.Peek(func(ev sse.Event) bool {
+		data := []byte(ev.Data)
+		if !json.Valid(data) {
+			return false
 		}
-		if frameErr != nil {
-			src.Stop()
-			return nil, frameErr
+		if e, ok := ParseStreamError(data); ok {
+			frameErr = e.APIError(m.s.URL, resp.RequestBody, resp.HTTP.Header, data)
+			return false
 		}
+		return !chunkHasOutput(data)
+	})
+	if err != nil {
+		src.Stop()
+		return nil, err
 	}
-	seq := src.Parts(ctx, m.s.URL, call.warnings, includeRaw, func(emit func(provider.StreamPart)) Parser {
-		st := &chatStream{m: m, call: call, url: m.s.URL, reqBody: reqBody, headers: resp.Header, emit: emit,
+	if frameErr != nil {
+		src.Stop()
+		return nil, frameErr
+	}
+	seq := src.Parts(call.warnings, includeRaw, func(emit func(provider.StreamPart)) Parser {
+		st := &chatStream{m: m, call: call, url: m.s.URL, reqBody: resp.RequestBody, headers: resp.HTTP.Header, emit: emit,
 			pending: map[int]*pendingCall{}, forwarded: map[int]bool{}}
 		st.tracker = newToolTracker(m.s.newID, emit)
 		return st
 	})
 	return &provider.StreamResult{
 		Stream:   seq,
-		Request:  &provider.RequestInfo{URL: m.s.URL, Body: reqBody},
-		Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header)},
+		Request:  &provider.RequestInfo{URL: m.s.URL, Body: resp.RequestBody},
+		Response: &provider.ResponseInfo{Headers: provider.Header(resp.HTTP.Header)},
 	}, nil
 }
 

@@ -5,7 +5,6 @@ package openaiembed
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -148,7 +147,7 @@ func (m *model) Embed(ctx context.Context, opts *provider.EmbedCallOptions) (*pr
 	for k, vs := range opts.Headers {
 		headers[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
-	resp, sent, err := httpx.Post(ctx, httpx.Request{
+	resp, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.s.Client,
 		URL:          m.s.URL,
 		Headers:      headers,
@@ -159,17 +158,9 @@ func (m *model) Embed(ctx context.Context, opts *provider.EmbedCallOptions) (*pr
 		return nil, err
 	}
 	var wire response
-	raw, err := httpx.ReadJSON(resp, &wire)
+	raw, err := resp.ReadJSON(ctx, &wire)
 	if err != nil {
-		var invalid *provider.InvalidResponseDataError
-		switch {
-		case errors.As(err, &invalid):
-			return nil, err
-		case ctx.Err() != nil:
-			return nil, context.Cause(ctx)
-		}
-		return nil, &provider.APICallError{Message: "reading the response failed: " + err.Error(), URL: m.s.URL, RequestBody: sent,
-			ResponseHeaders: provider.Header(resp.Header), Retryable: true, Cause: err}
+		return nil, err
 	}
 	if len(wire.Data) != len(opts.Values) {
 		return nil, &provider.InvalidResponseDataError{Data: raw, Message: fmt.Sprintf("expected %d embeddings, received %d", len(opts.Values), len(wire.Data))}
@@ -184,7 +175,7 @@ func (m *model) Embed(ctx context.Context, opts *provider.EmbedCallOptions) (*pr
 		Embeddings:       make([][]float64, len(data)),
 		Warnings:         warnings,
 		ProviderMetadata: wire.ProviderMetadata,
-		Response:         &provider.ResponseInfo{Headers: provider.Header(resp.Header), Body: raw},
+		Response:         &provider.ResponseInfo{Headers: provider.Header(resp.HTTP.Header), Body: raw},
 	}
 	for i, d := range data {
 		res.Embeddings[i] = d.Embedding

@@ -14,10 +14,10 @@ import (
 	"github.com/aisdkgo/ai/provider"
 )
 
-// fault is one way an answer of the Gemini protocol goes wrong, and what a
+// googleFault is one way an answer of the Gemini protocol goes wrong, and what a
 // caller of GenerateText or StreamText must see. The rows follow the
 // shared fault table of the other protocols.
-type fault struct {
+type googleFault struct {
 	name string
 	// generate and stream say which entry points the row applies to.
 	generate, stream bool
@@ -96,7 +96,7 @@ func drip(stream bool, w googleWire) func(http.ResponseWriter, *http.Request) {
 	}
 }
 
-var googleFaults = []fault{
+var googleFaults = []googleFault{
 	{
 		name: "empty 200 body", generate: true, stream: true,
 		script: func(w googleWire, ok reply) []reply { return []reply{jsonReply(""), ok} },
@@ -135,19 +135,20 @@ var googleFaults = []fault{
 		},
 		check: func(t *testing.T, srv *server, stream bool, o outcome) {
 			assert.Equal(t, 1, srv.count(), "requests")
-			apiError(t, o.callErr(t, stream), 400, "Request contains an invalid argument.", false)
+			// An error in a 200 answer has the answer's status.
+			apiError(t, o.callErr(t, stream), 200, "Request contains an invalid argument.", false)
 		},
 	},
 	{
-		name: "retryable error JSON in a 200 answer, then success", generate: true,
+		name: "error JSON in a 200 answer is not retried, whatever its code", generate: true,
 		script: func(w googleWire, ok reply) []reply {
 			r := jsonReply(w.errorBody(503, "The model is overloaded."))
 			r.header = http.Header{"Retry-After-Ms": {"5"}}
 			return []reply{r, ok}
 		},
-		check: func(t *testing.T, srv *server, _ bool, o outcome) {
-			checkSuccess(t, srv, o, 2)
-			assert.Less(t, o.elapsed, promptBound)
+		check: func(t *testing.T, srv *server, stream bool, o outcome) {
+			assert.Equal(t, 1, srv.count(), "requests")
+			apiError(t, o.callErr(t, stream), 200, "The model is overloaded.", false)
 		},
 	},
 	{

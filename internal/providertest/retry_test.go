@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -59,9 +60,10 @@ func TestRetries(t *testing.T) {
 		generateOnly bool
 		// script answers the requests; ok is the successful answer.
 		script func(w wire, ok reply) []reply
-		// cancelAfter cancels the generation after that long.
-		cancelAfter time.Duration
-		check       func(t *testing.T, srv *server, stream bool, o outcome)
+		// cancelOnFirstAnswer cancels the generation once the server sent its
+		// first answer.
+		cancelOnFirstAnswer bool
+		check               func(t *testing.T, srv *server, stream bool, o outcome)
 	}
 	cases := []testCase{
 		{
@@ -209,8 +211,8 @@ func TestRetries(t *testing.T) {
 			},
 		},
 		{
-			name:        "cancelled while waiting to retry",
-			cancelAfter: 50 * time.Millisecond,
+			name:                "cancelled while waiting to retry",
+			cancelOnFirstAnswer: true,
 			script: func(w wire, ok reply) []reply {
 				return []reply{errorReply(503, w.errorBody(503, "Service unavailable."), "retry-after", "30"), ok}
 			},
@@ -234,13 +236,13 @@ func TestRetries(t *testing.T) {
 				}
 				t.Run(w.name()+"/"+tc.name+"/"+mode(stream), func(t *testing.T) {
 					t.Parallel()
-					srv := newServer(t, w, replies(tc.script(w, w.respond(stream, helloTurn))...))
 					ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 					defer cancel()
-					if tc.cancelAfter > 0 {
-						timer := time.AfterFunc(tc.cancelAfter, cancel)
-						defer timer.Stop()
+					script := tc.script(w, w.respond(stream, helloTurn))
+					if tc.cancelOnFirstAnswer {
+						script[0].then = func(http.ResponseWriter, *http.Request) { cancel() }
 					}
+					srv := newServer(t, w, replies(script...))
 					opts := options(w, srv)
 					opts.MaxRetries = tc.maxRetries
 					tc.check(t, srv, stream, generate(ctx, t, stream, opts))

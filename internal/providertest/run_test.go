@@ -26,6 +26,13 @@ type outcome struct {
 // the whole stream in the latter case.
 func generate(ctx context.Context, t *testing.T, stream bool, opts ai.GenerateTextOptions) outcome {
 	t.Helper()
+	return generateWith(ctx, t, stream, opts, nil)
+}
+
+// generateWith is generate with a function that sees each part of a stream
+// as it arrives.
+func generateWith(ctx context.Context, t *testing.T, stream bool, opts ai.GenerateTextOptions, onPart func(ai.Part)) outcome {
+	t.Helper()
 	start := time.Now()
 	if !stream {
 		res, err := ai.GenerateText(ctx, opts)
@@ -42,6 +49,9 @@ func generate(ctx context.Context, t *testing.T, stream bool, opts ai.GenerateTe
 			break
 		}
 		o.parts = append(o.parts, p)
+		if onPart != nil {
+			onPart(p)
+		}
 	}
 	o.res, o.err = s.Wait()
 	o.elapsed = time.Since(start)

@@ -39,6 +39,9 @@ type reply struct {
 	events []event
 	// done appends the "[DONE]" terminator of OpenAI-style streams.
 	done bool
+	// tail is written as it is after the events (and the terminator), for
+	// example the beginning of an event that never ends.
+	tail string
 	// handle, when set, serves the request instead, for example to drop
 	// the connection or to keep the client waiting for the answer.
 	handle func(w http.ResponseWriter, r *http.Request)
@@ -143,7 +146,11 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	s.reqs = append(s.reqs, req)
 	s.mu.Unlock()
 
-	rp := s.script(n, req)
+	writeReply(w, r, s.script(n, req))
+}
+
+// writeReply sends rp as the answer to r.
+func writeReply(w http.ResponseWriter, r *http.Request, rp reply) {
 	if rp.handle != nil {
 		rp.handle(w, r)
 		return
@@ -176,8 +183,9 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		if rp.done {
 			_, _ = io.WriteString(w, "data: [DONE]\n\n")
-			flusher.Flush()
 		}
+		_, _ = io.WriteString(w, rp.tail)
+		flusher.Flush()
 	}
 	if rp.then != nil {
 		rp.then(w, r)

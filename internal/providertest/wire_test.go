@@ -446,10 +446,7 @@ func (w chatWire) earlyError(retryable bool, message string) reply {
 }
 
 func (w chatWire) earlyErrorStatus(retryable bool) int {
-	switch {
-	case w.compat:
-		return 0
-	case retryable:
+	if retryable {
 		return http.StatusInternalServerError
 	}
 	return http.StatusBadRequest
@@ -589,7 +586,7 @@ func (anthropicWire) earlyErrorStatus(retryable bool) int {
 	if retryable {
 		return 529
 	}
-	return http.StatusInternalServerError
+	return http.StatusBadRequest
 }
 
 func (anthropicWire) errorBody(status int, message string) string {

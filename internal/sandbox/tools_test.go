@@ -355,24 +355,29 @@ func TestLargeValuesOverLimits(t *testing.T) {
 }
 
 func TestToolIgnoringCancellation(t *testing.T) {
-	started := make(chan struct{})
-	release := make(chan struct{})
-	returned := make(chan struct{})
-	tool := func(context.Context, ToolCall) (json.RawMessage, error) {
-		defer close(returned)
-		close(started)
-		<-release // ignores its context
-		return json.RawMessage(`1`), nil
+	for timeout := 300 * time.Millisecond; ; timeout *= 2 {
+		started := make(chan struct{})
+		release := make(chan struct{})
+		returned := make(chan struct{})
+		tool := func(context.Context, ToolCall) (json.RawMessage, error) {
+			defer close(returned)
+			close(started)
+			<-release // ignores its context
+			return json.RawMessage(`1`), nil
+		}
+		start := time.Now()
+		e := runErr(t, "return await tools.stuck({})", Options{CallTool: tool, Limits: Limits{Timeout: timeout}})
+		elapsed := time.Since(start)
+		assert.Equal(t, CodeTimeout, e.Code)
+		if !toolStarted(t, started, timeout) {
+			close(release)
+			continue
+		}
+		assert.Less(t, elapsed, timeout+toolExitGrace+promptly(300*time.Millisecond), "Run must not wait for the tool")
+		close(release)
+		waitClosed(t, returned, promptly(time.Second), "the stuck tool to return")
+		return
 	}
-	const timeout = 300 * time.Millisecond
-	start := time.Now()
-	e := runErr(t, "return await tools.stuck({})", Options{CallTool: tool, Limits: Limits{Timeout: timeout}})
-	elapsed := time.Since(start)
-	assert.Equal(t, CodeTimeout, e.Code)
-	waitClosed(t, started, promptly(time.Second), "the tool to start")
-	assert.Less(t, elapsed, timeout+toolExitGrace+promptly(300*time.Millisecond), "Run must not wait for the tool")
-	close(release)
-	waitClosed(t, returned, promptly(time.Second), "the stuck tool to return")
 }
 
 func TestConcurrentRuns(t *testing.T) {

@@ -10,8 +10,16 @@
 // return a [*provider.APICallError] with the status, headers, body and the
 // message from Anthropic's error body; Retryable follows
 // [provider.IsRetryableStatus] (429, 529 overloaded and other 5xx are
-// retryable), dropped connections are retryable, and a cancelled context is
-// returned as the context's error.
+// retryable), dropped connections and bodies cut off while they are read
+// are retryable, and a cancelled context is returned as the context's
+// error. A 200 response that is not a Messages response (an empty body, an
+// HTML page, an error object, a stream without events, a stream line over
+// 16 MiB) is an APICallError with status 200 that is not retryable. An error
+// event before any output fails the call with the status its type stands
+// for: api_error 500, overloaded_error 529 and rate_limit_error 429 are
+// retryable; request_too_large 413, authentication_error 401,
+// permission_error 403, not_found_error 404, billing_error and
+// invalid_request_error 400, and unknown types 500 are not.
 //
 // # Prompt
 //
@@ -124,7 +132,7 @@
 //     part: interrupted, or error when the API reported an error or the
 //     events made no sense. Events after a finished message, other than a
 //     new message_start, are ignored, and so are event and block types this
-//     package does not know.
+//     package does not know. A response without any event fails the call.
 //   - A named tool choice that names a provider tool is sent with the
 //     tool's API name.
 //   - A tool search result whose call was in an earlier response belongs to

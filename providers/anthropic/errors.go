@@ -28,11 +28,28 @@ func errorMessage(body []byte) string {
 }
 
 // errorStatus is the HTTP status an error reported inside a successful
-// response stands for: 529 for overload, which is worth retrying, and 500
-// for everything else, which is not.
+// response stands for, and whether the request is worth sending again: API
+// errors (500), overload (529) and rate limits (429) are; too large requests
+// (413), authentication (401), permission (403), not found (404), billing
+// and invalid requests (400) and unknown kinds (500) are not.
 func errorStatus(kind string) (status int, retryable bool) {
-	if kind == "overloaded_error" {
+	switch kind {
+	case "api_error":
+		return http.StatusInternalServerError, true
+	case "overloaded_error":
 		return 529, true
+	case "rate_limit_error":
+		return http.StatusTooManyRequests, true
+	case "request_too_large":
+		return http.StatusRequestEntityTooLarge, false
+	case "authentication_error":
+		return http.StatusUnauthorized, false
+	case "permission_error":
+		return http.StatusForbidden, false
+	case "not_found_error":
+		return http.StatusNotFound, false
+	case "billing_error", "invalid_request_error":
+		return http.StatusBadRequest, false
 	}
 	return http.StatusInternalServerError, false
 }
@@ -73,7 +90,7 @@ func (e *StreamError) Error() string {
 }
 
 // Retryable reports whether the failed call is worth repeating: true for
-// overload.
+// API errors, overload and rate limits.
 func (e *StreamError) Retryable() bool {
 	_, r := errorStatus(e.Type)
 	return r

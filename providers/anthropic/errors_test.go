@@ -121,7 +121,12 @@ func TestStreamErrorAsFirstEvent(t *testing.T) {
 	}{
 		{"overloaded", []string{`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}, 529, true, "Overloaded"},
 		{"after a ping", []string{`{"type":"ping"}`, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}, 529, true, "Overloaded"},
-		{"other kinds", []string{`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`}, 500, false, "Internal server error"},
+		{"api error", []string{`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`}, 500, true, "Internal server error"},
+		{"rate limit", []string{`{"type":"error","error":{"type":"rate_limit_error","message":"Slow down"}}`}, 429, true, "Slow down"},
+		{"invalid request", []string{`{"type":"error","error":{"type":"invalid_request_error","message":"Bad"}}`}, 400, false, "Bad"},
+		{"authentication", []string{`{"type":"error","error":{"type":"authentication_error","message":"Who?"}}`}, 401, false, "Who?"},
+		{"too large", []string{`{"type":"error","error":{"type":"request_too_large","message":"Big"}}`}, 413, false, "Big"},
+		{"unknown kind", []string{`{"type":"error","error":{"type":"mystery_error","message":"Hm"}}`}, 500, false, "Hm"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -350,15 +355,16 @@ func readAll(r *http.Request) string {
 	return string(b)
 }
 
-// A 200 response that holds an error body fails the call like an error
-// event at the start of a stream.
+// A 200 response that holds an error body fails the call; it is not
+// retried, whatever the error says, because the same request would get the
+// same answer.
 func TestGenerateErrorBodyWithSuccessStatus(t *testing.T) {
 	f := newFakeAPI(t, reply{body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`})
 	_, err := testModel(t, f, "claude-sonnet-4-5").Generate(context.Background(), &provider.CallOptions{Prompt: userPrompt("hi")})
 	var apiErr *provider.APICallError
 	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, 529, apiErr.StatusCode)
-	assert.True(t, apiErr.Retryable)
+	assert.Equal(t, 200, apiErr.StatusCode)
+	assert.False(t, apiErr.Retryable)
 	assert.Equal(t, "Overloaded", apiErr.Message)
 }
 
@@ -370,12 +376,14 @@ func TestGenerateInvalidJSON(t *testing.T) {
 	assert.Equal(t, `{"id":`, string(invalid.Data))
 }
 
+// A stream without any event fails the call instead of finishing empty.
 func TestStreamEmptyBody(t *testing.T) {
 	f := newFakeAPI(t, reply{sse: true, body: ": nothing but a comment\n\n"})
-	parts := streamAll(t, testModel(t, f, "claude-sonnet-4-5"), &provider.CallOptions{})
-	require.Equal(t, []string{"stream-start", "finish"}, partTypes(parts))
-	fin := parts[1].(provider.Finish)
-	assert.Equal(t, provider.FinishInterrupted, fin.FinishReason.Unified)
-	assert.Nil(t, fin.Usage.InputTokens.Total)
-	assert.Nil(t, fin.Usage.OutputTokens.Total)
+	res, err := testModel(t, f, "claude-sonnet-4-5").Stream(context.Background(), &provider.CallOptions{Prompt: userPrompt("hi")})
+	assert.Nil(t, res)
+	var apiErr *provider.APICallError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 200, apiErr.StatusCode)
+	assert.False(t, apiErr.Retryable)
+	assert.Contains(t, apiErr.Message, "without any event")
 }

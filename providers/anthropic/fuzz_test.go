@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/aisdkgo/ai/internal/httpx"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -86,7 +87,7 @@ func fuzzRequest(jsonTool bool) *request {
 func checkStream(t testing.TB, body []byte) {
 	jsonTool := len(body) > 0 && body[0]%2 == 1
 	req := fuzzRequests[jsonTool]
-	resp := &httpxResponse{resp: &http.Response{
+	resp := &httpx.Response{HTTP: &http.Response{
 		StatusCode: 200,
 		Header:     http.Header{"Content-Type": {"text/event-stream"}},
 		Body:       io.NopCloser(bytes.NewReader(body)),

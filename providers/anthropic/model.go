@@ -37,16 +37,9 @@ func (m *languageModel) SupportedURLs(context.Context) (map[string][]*regexp.Reg
 	}, nil
 }
 
-// httpxResponse is a successful response with the request body that was
-// sent.
-type httpxResponse struct {
-	resp *http.Response
-	sent []byte
-}
-
-// send prepares and posts a call. It returns the request, the response of a
-// 2xx status and the body that was sent.
-func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, stream bool) (*request, *httpxResponse, error) {
+// send prepares and posts a call. It returns the request and the response
+// of a 2xx status.
+func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, stream bool) (*request, *httpx.Response, error) {
 	if opts == nil {
 		opts = &provider.CallOptions{}
 	}
@@ -58,7 +51,7 @@ func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, st
 	if err != nil {
 		return nil, nil, err
 	}
-	resp, sent, err := httpx.Post(ctx, httpx.Request{
+	resp, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.p.cfg.client,
 		URL:          m.p.messagesURL(),
 		Headers:      headers,
@@ -68,7 +61,7 @@ func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, st
 	if err != nil {
 		return nil, nil, err
 	}
-	return req, &httpxResponse{resp: resp, sent: sent}, nil
+	return req, resp, nil
 }
 
 // Generate runs one non-streaming call.
@@ -79,26 +72,17 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 	}
 	url := m.p.messagesURL()
 	var wire messageResponse
-	raw, err := httpx.ReadJSON(r.resp, &wire)
+	raw, err := r.ReadJSON(ctx, &wire)
 	if err != nil {
-		var invalid *provider.InvalidResponseDataError
-		switch {
-		case errors.As(err, &invalid):
-			return nil, err
-		case ctx.Err() != nil:
-			return nil, context.Cause(ctx)
-		}
-		return nil, &provider.APICallError{
-			Message:         "reading the response failed: " + err.Error(),
-			URL:             url,
-			RequestBody:     r.sent,
-			ResponseHeaders: provider.Header(provider.Header(r.resp.Header)),
-			Retryable:       true,
-			Cause:           err,
-		}
+		return nil, err
 	}
-	if wire.Type == "error" && wire.Error != nil {
-		return nil, errorInResponse(*wire.Error, url, r.sent, r.resp.Header)
+	if wire.Type == "error" {
+		// An error without a message; one with a message failed above.
+		msg := "the response is an error"
+		if wire.Error != nil && wire.Error.Type != "" {
+			msg = wire.Error.Type
+		}
+		return nil, r.Fail(msg, false, raw, nil)
 	}
 
 	conv := newBlockConverter(req, m.p.cfg.newID)
@@ -124,11 +108,11 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 			container:         wire.Container,
 			contextManagement: wire.ContextManagement,
 		}.metadata(),
-		Request: &provider.RequestInfo{URL: url, Body: r.sent},
+		Request: &provider.RequestInfo{URL: url, Body: r.RequestBody},
 		Response: &provider.ResponseInfo{
 			ID:      wire.ID,
 			ModelID: wire.Model,
-			Headers: provider.Header(provider.Header(r.resp.Header)),
+			Headers: provider.Header(r.HTTP.Header),
 			Body:    raw,
 		},
 	}, nil
@@ -137,10 +121,11 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 // Stream runs one streaming call. Before it returns, it reads the response
 // up to the first event that produces output: Anthropic may answer HTTP 200
 // and then report an error (for example overload) as the first event, and
-// such a call fails here with a [provider.APICallError] (status 529 and
-// retryable for overload, else 500) instead of starting a stream. Errors
-// later in the stream arrive as [provider.ErrorPart] values holding a
-// [*StreamError].
+// such a call fails here with a [provider.APICallError] whose status and
+// retryability follow the error's type (see [StreamError.Retryable])
+// instead of starting a stream. A response that ends before any event fails
+// here too. Errors later in the stream arrive as [provider.ErrorPart]
+// values holding a [*StreamError].
 //
 // The returned stream must be ranged over (or ctx cancelled) to release the
 // connection.
@@ -154,27 +139,10 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 
 // readStream reads a streaming response up to its first output and returns
 // the stream of the rest.
-func (m *languageModel) readStream(ctx context.Context, req *request, r *httpxResponse, includeRaw bool) (*provider.StreamResult, error) {
+func (m *languageModel) readStream(ctx context.Context, req *request, r *httpx.Response, includeRaw bool) (*provider.StreamResult, error) {
 	url := m.p.messagesURL()
 	st := newStreamState(req, includeRaw, m.p.cfg.newID)
-	next, stop := iter.Pull2(httpx.Events(ctx, r.resp))
-
-	readFailed := func(err error) error {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		if errors.Is(err, sse.ErrLineTooLong) {
-			return &provider.InvalidResponseDataError{Message: err.Error()}
-		}
-		return &provider.APICallError{
-			Message:         "reading the response stream failed: " + err.Error(),
-			URL:             url,
-			RequestBody:     r.sent,
-			ResponseHeaders: provider.Header(provider.Header(r.resp.Header)),
-			Retryable:       true,
-			Cause:           err,
-		}
-	}
+	next, stop := iter.Pull2(r.Events(ctx, sse.Reader{}))
 
 	// Read up to the first output.
 	var pending []provider.StreamPart
@@ -187,12 +155,12 @@ func (m *languageModel) readStream(ctx context.Context, req *request, r *httpxRe
 		}
 		if err != nil {
 			stop()
-			return nil, readFailed(err)
+			return nil, err
 		}
 		parts, errFrame := st.process(ev.Data)
 		if errFrame != nil && !hasOutput(pending) {
 			stop()
-			return nil, errorInResponse(*errFrame, url, r.sent, r.resp.Header)
+			return nil, errorInResponse(*errFrame, url, r.RequestBody, r.HTTP.Header)
 		}
 		pending = append(pending, parts...)
 		if hasOutput(parts) {
@@ -223,7 +191,7 @@ func (m *languageModel) readStream(ctx context.Context, req *request, r *httpxRe
 				break
 			}
 			if err != nil {
-				yield(nil, readFailed(err))
+				yield(nil, err)
 				return
 			}
 			parts, _ := st.process(ev.Data)
@@ -241,8 +209,8 @@ func (m *languageModel) readStream(ctx context.Context, req *request, r *httpxRe
 	}
 	return &provider.StreamResult{
 		Stream:   stream,
-		Request:  &provider.RequestInfo{URL: url, Body: r.sent},
-		Response: &provider.ResponseInfo{Headers: provider.Header(provider.Header(r.resp.Header))},
+		Request:  &provider.RequestInfo{URL: url, Body: r.RequestBody},
+		Response: &provider.ResponseInfo{Headers: provider.Header(r.HTTP.Header)},
 	}, nil
 }
 

@@ -127,6 +127,7 @@ func (s *streamState) process(data string) (parts []provider.StreamPart, errFram
 		parts = append(parts, provider.Raw{RawValue: json.RawMessage(data)})
 	}
 	if err != nil {
+		s.sawError = true
 		return append(parts, provider.ErrorPart{Err: &provider.InvalidResponseDataError{
 			Data:    []byte(data),
 			Message: "cannot read the stream event: " + err.Error(),

@@ -97,9 +97,11 @@
 // 429 and 5xx. A RetryInfo.retryDelay in the error body (for example
 // "34.4s" on an exhausted quota) is added to the error's ResponseHeaders
 // as retry-after-ms, which the ai package's retries honour, unless the
-// response already has a retry-after header. An error reported in a
-// successful response, or as the first chunk of a stream, fails the call
-// the same way, with the status its code stands for; later errors in a
+// response already has a retry-after header. A 200 answer that is not a
+// Gemini response (an error object, an empty body, an HTML page, a stream
+// without events, a stream line over 16 MiB) is an APICallError with status
+// 200 that is not retried. An error reported as the first chunk of a stream
+// fails the call with the status its code stands for; later errors in a
 // stream become [provider.ErrorPart] values. A missing API key is a
 // [*provider.LoadAPIKeyError].
 package google

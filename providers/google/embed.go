@@ -2,7 +2,6 @@ package google
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -89,7 +88,7 @@ func (m *embeddingModel) Embed(ctx context.Context, opts *provider.EmbedCallOpti
 		}
 		body = map[string]any{"requests": reqs}
 	}
-	resp, sent, err := httpx.Post(ctx, httpx.Request{Client: m.p.cfg.client, URL: url, Headers: headers, Body: body, ErrorMessage: errorMessage})
+	resp, err := httpx.Post(ctx, httpx.Request{Client: m.p.cfg.client, URL: url, Headers: headers, Body: body, ErrorMessage: errorMessage})
 	if err != nil {
 		return nil, addRetryHint(err)
 	}
@@ -98,14 +97,14 @@ func (m *embeddingModel) Embed(ctx context.Context, opts *provider.EmbedCallOpti
 		Embedding  *embeddingValues  `json:"embedding"`
 		Embeddings []embeddingValues `json:"embeddings"`
 	}
-	raw, err := readJSON(ctx, resp, url, sent, &wire)
+	raw, err := resp.ReadJSON(ctx, &wire)
 	if err != nil {
 		return nil, err
 	}
 	if wire.Error != nil {
-		return nil, apiError(*wire.Error, url, sent, resp.Header, raw)
+		return nil, apiError(*wire.Error, url, resp.RequestBody, resp.HTTP.Header, raw)
 	}
-	res := &provider.EmbedCallResult{Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header), Body: raw}}
+	res := &provider.EmbedCallResult{Response: &provider.ResponseInfo{Headers: provider.Header(resp.HTTP.Header), Body: raw}}
 	if len(opts.Values) == 1 {
 		if wire.Embedding == nil {
 			return nil, &provider.InvalidResponseDataError{Data: raw, Message: "the response has no embedding"}
@@ -193,7 +192,7 @@ func (m *vertexEmbeddingModel) Embed(ctx context.Context, opts *provider.EmbedCa
 		params["autoTruncate"] = *o.AutoTruncate
 	}
 	url := root + "/models/" + m.modelID + ":predict"
-	resp, sent, err := httpx.Post(ctx, httpx.Request{Client: m.p.cfg.client, URL: url, Headers: headers,
+	resp, err := httpx.Post(ctx, httpx.Request{Client: m.p.cfg.client, URL: url, Headers: headers,
 		Body: map[string]any{"instances": instances, "parameters": params}, ErrorMessage: errorMessage})
 	if err != nil {
 		return nil, addRetryHint(err)
@@ -209,17 +208,17 @@ func (m *vertexEmbeddingModel) Embed(ctx context.Context, opts *provider.EmbedCa
 			} `json:"embeddings"`
 		} `json:"predictions"`
 	}
-	raw, err := readJSON(ctx, resp, url, sent, &wire)
+	raw, err := resp.ReadJSON(ctx, &wire)
 	if err != nil {
 		return nil, err
 	}
 	if wire.Error != nil {
-		return nil, apiError(*wire.Error, url, sent, resp.Header, raw)
+		return nil, apiError(*wire.Error, url, resp.RequestBody, resp.HTTP.Header, raw)
 	}
 	if len(wire.Predictions) != len(opts.Values) {
 		return nil, &provider.InvalidResponseDataError{Data: raw, Message: fmt.Sprintf("expected %d embeddings, received %d", len(opts.Values), len(wire.Predictions))}
 	}
-	res := &provider.EmbedCallResult{Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header), Body: raw}}
+	res := &provider.EmbedCallResult{Response: &provider.ResponseInfo{Headers: provider.Header(resp.HTTP.Header), Body: raw}}
 	tokens, counted := 0, true
 	for _, p := range wire.Predictions {
 		res.Embeddings = append(res.Embeddings, p.Embeddings.Values)
@@ -252,7 +251,7 @@ func (m *vertexEmbeddingModel) embedOne(ctx context.Context, value string, o Emb
 	}
 	url := root + "/models/" + m.modelID + ":embedContent"
 	body := map[string]any{"content": embedContent{Parts: []part{{Text: text(value)}}}, "embedContentConfig": config}
-	resp, sent, err := httpx.Post(ctx, httpx.Request{Client: m.p.cfg.client, URL: url, Headers: headers, Body: body, ErrorMessage: errorMessage})
+	resp, err := httpx.Post(ctx, httpx.Request{Client: m.p.cfg.client, URL: url, Headers: headers, Body: body, ErrorMessage: errorMessage})
 	if err != nil {
 		return nil, addRetryHint(err)
 	}
@@ -263,43 +262,19 @@ func (m *vertexEmbeddingModel) embedOne(ctx context.Context, value string, o Emb
 			PromptTokenCount *int `json:"promptTokenCount"`
 		} `json:"usageMetadata"`
 	}
-	raw, err := readJSON(ctx, resp, url, sent, &wire)
+	raw, err := resp.ReadJSON(ctx, &wire)
 	if err != nil {
 		return nil, err
 	}
 	if wire.Error != nil {
-		return nil, apiError(*wire.Error, url, sent, resp.Header, raw)
+		return nil, apiError(*wire.Error, url, resp.RequestBody, resp.HTTP.Header, raw)
 	}
 	if wire.Embedding == nil {
 		return nil, &provider.InvalidResponseDataError{Data: raw, Message: "the response has no embedding"}
 	}
-	res := &provider.EmbedCallResult{Embeddings: [][]float64{wire.Embedding.Values}, Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header), Body: raw}}
+	res := &provider.EmbedCallResult{Embeddings: [][]float64{wire.Embedding.Values}, Response: &provider.ResponseInfo{Headers: provider.Header(resp.HTTP.Header), Body: raw}}
 	if wire.UsageMetadata != nil {
 		res.Usage.Tokens = wire.UsageMetadata.PromptTokenCount
 	}
 	return res, nil
-}
-
-// readJSON reads a JSON answer: a body that is not JSON is an invalid
-// response, a connection that breaks while reading a retryable API error.
-func readJSON(ctx context.Context, resp *http.Response, url string, sent []byte, v any) ([]byte, error) {
-	raw, err := httpx.ReadJSON(resp, v)
-	if err == nil {
-		return raw, nil
-	}
-	var invalid *provider.InvalidResponseDataError
-	switch {
-	case errors.As(err, &invalid):
-		return nil, err
-	case ctx.Err() != nil:
-		return nil, context.Cause(ctx)
-	}
-	return nil, &provider.APICallError{
-		Message:         "reading the response failed: " + err.Error(),
-		URL:             url,
-		RequestBody:     sent,
-		ResponseHeaders: provider.Header(resp.Header),
-		Retryable:       true,
-		Cause:           err,
-	}
 }

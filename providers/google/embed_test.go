@@ -109,7 +109,8 @@ func TestEmbeddingErrors(t *testing.T) {
 
 	_, err = m.Embed(context.Background(), two)
 	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, 400, apiErr.StatusCode)
+	assert.Equal(t, 200, apiErr.StatusCode, "an error in a 200 answer")
+	assert.False(t, apiErr.Retryable)
 
 	_, err = m.Embed(context.Background(), two)
 	require.ErrorAs(t, err, &invalid)

@@ -99,16 +99,20 @@ func TestErrorInSuccessfulResponse(t *testing.T) {
 		{`{"error":{"message":"Bad argument.","status":"INVALID_ARGUMENT"}}`, 400, false},
 		{`{"error":{"message":"Something odd.","status":"WHATEVER"}}`, 500, true},
 	} {
+		// A 200 answer that is an error fails the call with the answer's
+		// status, and is not retried: the same request gets the same answer.
 		err := callErr(t, false, reply{body: tc.body})
 		var apiErr *provider.APICallError
 		require.ErrorAs(t, err, &apiErr, tc.body)
-		assert.Equal(t, tc.status, apiErr.StatusCode, tc.body)
-		assert.Equal(t, tc.retryable, apiErr.Retryable, tc.body)
+		assert.Equal(t, 200, apiErr.StatusCode, tc.body)
+		assert.False(t, apiErr.Retryable, tc.body)
 
-		// As the first chunk of a stream, it fails the call too.
+		// As the first chunk of a stream, it fails the call with the status
+		// its code stands for.
 		err = callErr(t, true, reply{body: sseOf(tc.body), sse: true})
 		require.ErrorAs(t, err, &apiErr, tc.body)
 		assert.Equal(t, tc.status, apiErr.StatusCode, tc.body)
+		assert.Equal(t, tc.retryable, apiErr.Retryable, tc.body)
 	}
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"iter"
-	"mime"
 	"net/http"
 	"regexp"
 	"strings"
@@ -83,8 +81,7 @@ func (m *languageModel) modelPath() string {
 
 // sent is a successful response with what was sent.
 type sent struct {
-	resp    *http.Response
-	body    []byte
+	resp    *httpx.Response
 	url     string
 	headers http.Header
 }
@@ -122,7 +119,7 @@ func (m *languageModel) send(ctx context.Context, opts *provider.CallOptions, st
 
 // post sends the request body (again, for a continuation).
 func (m *languageModel) post(ctx context.Context, req *request, url string, headers http.Header) (*sent, error) {
-	resp, body, err := httpx.Post(ctx, httpx.Request{
+	resp, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.p.cfg.client,
 		URL:          url,
 		Headers:      headers,
@@ -132,7 +129,7 @@ func (m *languageModel) post(ctx context.Context, req *request, url string, head
 	if err != nil {
 		return nil, addRetryHint(err)
 	}
-	return &sent{resp: resp, body: body, url: url, headers: headers}, nil
+	return &sent{resp: resp, url: url, headers: headers}, nil
 }
 
 // continuation returns the token to continue a candidate with, when it
@@ -163,12 +160,12 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 	)
 	for hop := 0; ; hop++ {
 		var wire wireResponse
-		raw, err := readJSON(ctx, s.resp, s.url, s.body, &wire)
+		raw, err := s.resp.ReadJSON(ctx, &wire)
 		if err != nil {
 			return nil, err
 		}
 		if wire.Error != nil {
-			return nil, apiError(*wire.Error, s.url, s.body, s.resp.Header, raw)
+			return nil, apiError(*wire.Error, s.url, s.resp.RequestBody, s.resp.HTTP.Header, raw)
 		}
 		var cand wireCandidate
 		if len(wire.Candidates) > 0 {
@@ -215,7 +212,7 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 			usageMetadata:      usageSum,
 			finishMessage:      cand.FinishMessage,
 			continuationToken:  cand.ContinuationToken,
-			headers:            s.resp.Header,
+			headers:            s.resp.HTTP.Header,
 		}
 		payload := meta.payload()
 		if hop > 0 {
@@ -230,19 +227,16 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 			Usage:            convertUsage(usageSum),
 			Warnings:         req.warnings,
 			ProviderMetadata: m.p.metadata(payload),
-			Request:          &provider.RequestInfo{URL: s.url, Body: s.body},
+			Request:          &provider.RequestInfo{URL: s.url, Body: s.resp.RequestBody},
 			Response: &provider.ResponseInfo{
 				ID:      wire.ResponseID,
 				ModelID: wire.ModelVersion,
-				Headers: provider.Header(s.resp.Header),
+				Headers: provider.Header(s.resp.HTTP.Header),
 				Body:    raw,
 			},
 		}, nil
 	}
 }
-
-// maxErrorBody bounds how much of an unexpected response is kept.
-const maxErrorBody = 64 << 10
 
 // Stream runs one streamGenerateContent call. Before it returns, it reads
 // the response up to the first chunk that produces output: an error
@@ -261,34 +255,12 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 	if err != nil {
 		return nil, err
 	}
-	if ct, _, _ := mime.ParseMediaType(s.resp.Header.Get("Content-Type")); ct == "text/html" {
-		defer s.resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(s.resp.Body, maxErrorBody))
-		return nil, &provider.InvalidResponseDataError{Data: body, Message: "expected an event stream, got an HTML page"}
-	}
-	st := newStreamState(m, req, opts != nil && opts.IncludeRawChunks, s.resp.Header, s.url, s.body)
-	next, stop := iter.Pull2(httpx.Events(ctx, s.resp))
-
-	readFailed := func(err error) error {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		if errors.Is(err, sse.ErrLineTooLong) {
-			return &provider.InvalidResponseDataError{Message: err.Error()}
-		}
-		return &provider.APICallError{
-			Message:         "reading the response stream failed: " + err.Error(),
-			URL:             s.url,
-			RequestBody:     s.body,
-			ResponseHeaders: provider.Header(s.resp.Header),
-			Retryable:       true,
-			Cause:           err,
-		}
-	}
+	st := newStreamState(m, req, opts != nil && opts.IncludeRawChunks, s.resp.HTTP.Header, s.url, s.resp.RequestBody)
+	next, stop := iter.Pull2(s.resp.Events(ctx, sse.Reader{}))
 
 	// Read up to the first output.
 	var pending []provider.StreamPart
-	done, events := false, 0
+	done := false
 	for {
 		ev, err, ok := next()
 		if !ok {
@@ -297,25 +269,17 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 		}
 		if err != nil {
 			stop()
-			return nil, readFailed(err)
+			return nil, err
 		}
-		events++
 		parts, errFrame := st.process(ev.Data)
 		if errFrame != nil && !hasOutput(pending) {
 			stop()
-			return nil, apiError(*errFrame, s.url, s.body, s.resp.Header, []byte(ev.Data))
+			return nil, apiError(*errFrame, s.url, s.resp.RequestBody, s.resp.HTTP.Header, []byte(ev.Data))
 		}
 		pending = append(pending, parts...)
 		if hasOutput(parts) {
 			break
 		}
-	}
-	if done && events == 0 {
-		stop()
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		return nil, &provider.InvalidResponseDataError{Message: "the response stream ended before any event"}
 	}
 
 	used := false
@@ -343,7 +307,7 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 					continue
 				}
 				if err != nil {
-					yield(nil, readFailed(err))
+					yield(nil, err)
 					return
 				}
 				parts, _ := st.process(ev.Data)
@@ -375,7 +339,7 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 			}
 			stop()
 			s = s2
-			next, stop = iter.Pull2(httpx.Events(ctx, s.resp))
+			next, stop = iter.Pull2(s.resp.Events(ctx, sse.Reader{}))
 			done = false
 			st.continued()
 		}
@@ -387,8 +351,8 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 	}
 	return &provider.StreamResult{
 		Stream:   stream,
-		Request:  &provider.RequestInfo{URL: s.url, Body: s.body},
-		Response: &provider.ResponseInfo{Headers: provider.Header(s.resp.Header)},
+		Request:  &provider.RequestInfo{URL: s.url, Body: s.resp.RequestBody},
+		Response: &provider.ResponseInfo{Headers: provider.Header(s.resp.HTTP.Header)},
 	}, nil
 }
 

@@ -128,9 +128,9 @@ func TestChatRequestBodies(t *testing.T) {
 		{name: "denied tool result with reason", model: "gpt-4o", opts: toolResult(provider.ExecutionDeniedOutput{Reason: "not allowed"}),
 			want: `{"messages":[{},{},{"role":"tool","tool_call_id":"c1","content":"not allowed"}]}`},
 		{name: "error text tool result", model: "gpt-4o", opts: toolResult(provider.ErrorTextOutput{Value: "failed"}),
-			want: `{"messages":[{},{},{"role":"tool","tool_call_id":"c1","content":"failed"}]}`},
+			want: `{"messages":[{},{},{"role":"tool","tool_call_id":"c1","content":"{\"error\":\"failed\"}"}]}`},
 		{name: "error json tool result", model: "gpt-4o", opts: toolResult(provider.ErrorJSONOutput{Value: json.RawMessage(`{"code":1}`)}),
-			want: `{"messages":[{},{},{"role":"tool","tool_call_id":"c1","content":"{\"code\":1}"}]}`},
+			want: `{"messages":[{},{},{"role":"tool","tool_call_id":"c1","content":"{\"error\":{\"code\":1}}"}]}`},
 		{name: "content tool result", model: "gpt-4o", opts: toolResult(provider.ContentOutput{Value: []provider.ContentOutputPart{provider.TextPart{Text: "a"}}}),
 			want: `{"messages":[{},{},{"role":"tool","tool_call_id":"c1","content":"[{\"type\":\"text\",\"text\":\"a\"}]"}]}`},
 		{

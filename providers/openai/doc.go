@@ -20,7 +20,11 @@
 //
 // Failed calls return a [*provider.APICallError] carrying the status, the
 // response headers and body, and the message from the error body; Retryable
-// is set for 408, 409, 429 and 5xx responses and for dropped connections. An
+// is set for 408, 409, 429 and 5xx responses, for dropped connections and
+// for bodies cut off while they are read. A 200 response that is not what
+// the API sends (an empty body, an HTML page, an error object, a stream
+// without events, a stream line over 16 MiB) is an APICallError with status
+// 200 that is not retryable. An
 // error event that arrives in a streaming response before any output is
 // returned by Stream the same way, with a status derived from its code (an
 // exhausted quota is 429 and not retryable). Later error events become

@@ -290,7 +290,7 @@ func TestErrorEventsBeforeOutput(t *testing.T) {
 		_, err := newProvider(srv).Model("gpt-4o").Generate(context.Background(), prompt("hi"))
 		var apiErr *provider.APICallError
 		require.ErrorAs(t, err, &apiErr)
-		assert.Equal(t, 400, apiErr.StatusCode)
+		assert.Equal(t, 200, apiErr.StatusCode)
 		assert.False(t, apiErr.Retryable)
 		assert.Equal(t, "Failed.", apiErr.Message)
 	})
@@ -299,7 +299,7 @@ func TestErrorEventsBeforeOutput(t *testing.T) {
 		_, err := newProvider(srv).Model("gpt-4o").Generate(context.Background(), prompt("hi"))
 		var apiErr *provider.APICallError
 		require.ErrorAs(t, err, &apiErr)
-		assert.Equal(t, 500, apiErr.StatusCode)
+		assert.Equal(t, 200, apiErr.StatusCode)
 		assert.False(t, apiErr.Retryable)
 		assert.Contains(t, apiErr.Message, "max_output_tokens")
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aisdkgo/ai/internal/httpx"
 	"github.com/aisdkgo/ai/internal/openaichat/replay"
 	"github.com/aisdkgo/ai/provider"
 )
@@ -61,7 +62,7 @@ func FuzzResponsesStream(f *testing.F) {
 			call := &responsesCall{store: store, names: newToolNames(nil), approvals: map[string]string{}}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))}
-			res, err := m.streamResponse(ctx, resp, call, nil, true)
+			res, err := m.streamResponse(ctx, &httpx.Response{HTTP: resp, URL: m.url}, call, true)
 			if err != nil {
 				cancel()
 				continue

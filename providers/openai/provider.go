@@ -103,7 +103,7 @@ func (p *Provider) Chat(modelID string) provider.LanguageModel {
 		ModelRules:        true,
 		StructuredOutputs: true,
 		StreamUsage:       true,
-		EarlyStreamErrors: true,
+		WrapToolErrors:    true,
 		SupportedURLs:     map[string][]*regexp.Regexp{"image/*": {httpURL}},
 	})
 }

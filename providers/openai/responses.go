@@ -119,6 +119,7 @@ func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, er
 		previous:        o.PreviousResponseID != nil,
 		passThroughFile: o.PassThroughUnsupportedFiles,
 		names:           names,
+		outputSchema:    outputSchemaTools(opts.Tools),
 		toolSearch:      call.toolSearch,
 	})
 	if err != nil {
@@ -327,7 +328,7 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 	if err != nil {
 		return nil, err
 	}
-	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
+	resp, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.p.client,
 		URL:          m.url,
 		Headers:      openaichat.MergeHeaders(headers, http.Header(opts.Headers)),
@@ -338,26 +339,24 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 		return nil, err
 	}
 	var r response
-	raw, err := openaichat.ReadResponse(ctx, resp, &r, m.url, reqBody)
+	raw, err := resp.ReadJSON(ctx, &r)
 	if err != nil {
 		return nil, err
 	}
 	if r.Error != nil {
-		return nil, &provider.APICallError{Message: r.Error.Message, URL: m.url, StatusCode: 400, RequestBody: reqBody,
-			ResponseHeaders: provider.Header(resp.Header), ResponseBody: raw}
+		return nil, resp.Fail(r.Error.Message, false, raw, nil)
 	}
 	if r.Output == nil {
 		reason := "unknown"
 		if r.IncompleteDetails != nil && r.IncompleteDetails.Reason != nil {
 			reason = *r.IncompleteDetails.Reason
 		}
-		return nil, &provider.APICallError{Message: "the response has no output (incomplete_details.reason: " + reason + ")",
-			URL: m.url, StatusCode: 500, RequestBody: reqBody, ResponseHeaders: provider.Header(resp.Header), ResponseBody: raw}
+		return nil, resp.Fail("the response has no output (incomplete_details.reason: "+reason+")", false, raw, nil)
 	}
 	result := m.parseResponse(&r, call)
 	result.Warnings = call.warnings
-	result.Request = &provider.RequestInfo{URL: m.url, Body: reqBody}
-	result.Response.Headers = provider.Header(resp.Header)
+	result.Request = &provider.RequestInfo{URL: m.url, Body: resp.RequestBody}
+	result.Response.Headers = provider.Header(resp.HTTP.Header)
 	result.Response.Body = raw
 	return result, nil
 }
@@ -376,7 +375,7 @@ func (m *responsesModel) Stream(ctx context.Context, opts *provider.CallOptions)
 	if err != nil {
 		return nil, err
 	}
-	resp, reqBody, err := httpx.Post(ctx, httpx.Request{
+	resp, err := httpx.Post(ctx, httpx.Request{
 		Client:       m.p.client,
 		URL:          m.url,
 		Headers:      openaichat.MergeHeaders(headers, http.Header(opts.Headers)),
@@ -386,5 +385,5 @@ func (m *responsesModel) Stream(ctx context.Context, opts *provider.CallOptions)
 	if err != nil {
 		return nil, err
 	}
-	return m.streamResponse(ctx, resp, call, reqBody, opts.IncludeRawChunks)
+	return m.streamResponse(ctx, resp, call, opts.IncludeRawChunks)
 }

@@ -19,6 +19,9 @@ type inputContext struct {
 	previous        bool
 	passThroughFile bool
 	names           *toolNames
+	// outputSchema holds the names of function tools with an output schema,
+	// whose results are sent as JSON text.
+	outputSchema map[string]bool
 	// toolSearch is the application's name of the tool search tool, if any.
 	toolSearch string
 }
@@ -152,6 +155,7 @@ func assistantItems(msg provider.AssistantMessage, c inputContext) ([]map[string
 	var items []map[string]any
 	var warnings []provider.Warning
 	reasoning := map[string]map[string]any{}
+	referenced := map[string]bool{}
 	precedingReasoning := false
 	for _, p := range msg.Content {
 		switch p := p.(type) {
@@ -162,13 +166,14 @@ func assistantItems(msg provider.AssistantMessage, c inputContext) ([]map[string
 			}
 			canUseID := o.ItemID != "" && (!c.reasoningModel || precedingReasoning)
 			if c.store && canUseID {
-				items = append(items, map[string]any{"type": "item_reference", "id": o.ItemID})
+				// Several text parts of one message item share its id.
+				if !referenced[o.ItemID] {
+					referenced[o.ItemID] = true
+					items = append(items, map[string]any{"type": "item_reference", "id": o.ItemID})
+				}
 				continue
 			}
-			item := map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": p.Text}}}
-			if canUseID {
-				item["id"] = o.ItemID
-			}
+			item := map[string]any{"role": "assistant", "content": p.Text}
 			if o.Phase != "" {
 				item["phase"] = o.Phase
 			}
@@ -413,20 +418,28 @@ func toolResultItem(p provider.ToolResultPart, c inputContext) (map[string]any, 
 				"status": "completed", "tools": nonNilTools(v.Tools)}, nil, nil
 		}
 	}
-	output, warnings := functionOutput(p)
 	typ := "function_call_output"
-	if c.names.custom[c.names.wire(p.ToolName)] {
+	custom := c.names.custom[c.names.wire(p.ToolName)]
+	if custom {
 		typ = "custom_tool_call_output"
 	}
+	output, warnings := functionOutput(p, !custom && c.outputSchema[p.ToolName])
 	return map[string]any{"type": typ, "call_id": p.ToolCallID, "output": output}, warnings, nil
 }
 
 // functionOutput renders a tool result: a string, or input parts for
-// content outputs.
-func functionOutput(p provider.ToolResultPart) (any, []provider.Warning) {
+// content outputs. The API parses the output of a tool with an output schema
+// as JSON, so asJSON turns text and denial reasons into JSON strings.
+func functionOutput(p provider.ToolResultPart, asJSON bool) (any, []provider.Warning) {
 	co, ok := p.Output.(provider.ContentOutput)
 	if !ok {
-		text := openaichat.ToolOutputText(p.Output)
+		text := openaichat.ToolOutputText(p.Output, true)
+		switch p.Output.(type) {
+		case provider.TextOutput, provider.ExecutionDeniedOutput:
+			if asJSON {
+				text = openaichat.MarshalString(text)
+			}
+		}
 		bp := cacheBreakpoint(provider.OutputProviderOptions(p.Output))
 		if bp == nil {
 			bp = cacheBreakpoint(p.ProviderOptions)

@@ -70,17 +70,17 @@ func TestResponsesRequestBodies(t *testing.T) {
 				userText("Bye"),
 			}},
 			want: `{"input":[{"role":"system","content":"Be brief."},{"role":"user","content":[{"type":"input_text","text":"Hi"}]},
-				{"role":"assistant","content":[{"type":"output_text","text":"Hello"}]},
+				{"role":"assistant","content":"Hello"},
 				{"type":"item_reference","id":"msg_9"},
 				{"role":"user","content":[{"type":"input_text","text":"Bye"}]}]}`,
 		},
 		{
-			name:  "assistant text without store keeps its id and phase",
+			name:  "assistant text without store keeps its phase",
 			model: "gpt-4o",
 			opts: &provider.CallOptions{Prompt: []provider.Message{provider.AssistantMessage{Content: []provider.AssistantPart{
 				provider.TextPart{Text: "Hello", ProviderOptions: provider.ProviderOptions{"openai": {"itemId": "msg_9", "phase": "final_answer"}}}}}},
 				ProviderOptions: provider.ProviderOptions{"openai": {"store": false}}},
-			want: `{"store":false,"input":[{"role":"assistant","id":"msg_9","phase":"final_answer","content":[{"type":"output_text","text":"Hello"}]}]}`,
+			want: `{"store":false,"input":[{"role":"assistant","phase":"final_answer","content":"Hello"}]}`,
 		},
 		{
 			name:  "reasoning models: developer role, unsupported settings",
@@ -128,10 +128,10 @@ func TestResponsesRequestBodies(t *testing.T) {
 			}, provider.ToolChoice{}),
 			want: `{"tools":[
 				{"type":"function","name":"weather","description":"Get the weather.","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":true},
-				{"type":"function","name":"send","parameters":{"type":"object"},"defer_loading":true},
+				{"type":"function","name":"send","parameters":{"type":"object"},"strict":false,"defer_loading":true},
 				{"type":"namespace","name":"crm","description":"CRM tools","tools":[
-					{"type":"function","name":"a","parameters":{"type":"object"}},
-					{"type":"function","name":"b","parameters":{"type":"object"},"defer_loading":true}]},
+					{"type":"function","name":"a","parameters":{"type":"object"},"strict":false},
+					{"type":"function","name":"b","parameters":{"type":"object"},"strict":false,"defer_loading":true}]},
 				{"type":"tool_search"}],"tool_choice":"auto"}`,
 		},
 		{
@@ -193,9 +193,9 @@ func TestResponsesRequestBodies(t *testing.T) {
 		{name: "denied tool result", model: "gpt-4o", opts: toolResult(provider.ExecutionDeniedOutput{Reason: "no"}),
 			want: `{"input":[{},{},{"type":"function_call_output","call_id":"c1","output":"no"}]}`},
 		{name: "error text tool result", model: "gpt-4o", opts: toolResult(provider.ErrorTextOutput{Value: "boom"}),
-			want: `{"input":[{},{},{"type":"function_call_output","call_id":"c1","output":"boom"}]}`},
+			want: `{"input":[{},{},{"type":"function_call_output","call_id":"c1","output":"{\"error\":\"boom\"}"}]}`},
 		{name: "error json tool result", model: "gpt-4o", opts: toolResult(provider.ErrorJSONOutput{Value: json.RawMessage(`{"e":1}`)}),
-			want: `{"input":[{},{},{"type":"function_call_output","call_id":"c1","output":"{\"e\":1}"}]}`},
+			want: `{"input":[{},{},{"type":"function_call_output","call_id":"c1","output":"{\"error\":{\"e\":1}}"}]}`},
 		{
 			name: "content tool result", model: "gpt-4o",
 			opts: toolResult(provider.ContentOutput{Value: []provider.ContentOutputPart{
@@ -291,7 +291,7 @@ func TestResponsesRequestBodies(t *testing.T) {
 				Tools:      []provider.Tool{&provider.FunctionTool{Name: "lookup", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 				ToolChoice: provider.ToolChoice{Type: provider.ToolChoiceAuto}},
 			want: `{"text":{"format":{"type":"json_schema","strict":true,"name":"response","schema":{"type":"object","properties":{"n":{"type":"number"}}}}},
-				"tools":[{"type":"function","name":"lookup","parameters":{"type":"object"}}],"tool_choice":"auto"}`,
+				"tools":[{"type":"function","name":"lookup","parameters":{"type":"object"},"strict":false}],"tool_choice":"auto"}`,
 		},
 		{
 			name:  "json response format schema without look-arounds",

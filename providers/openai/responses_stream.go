@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/aisdkgo/ai/internal/httpx"
 	"github.com/aisdkgo/ai/internal/openaichat"
 	"github.com/aisdkgo/ai/internal/sse"
 	"github.com/aisdkgo/ai/provider"
@@ -56,8 +58,8 @@ func earlyError(data []byte) (openaichat.StreamError, bool) {
 	return openaichat.ParseStreamError(data)
 }
 
-func (m *responsesModel) streamResponse(ctx context.Context, resp *http.Response, call *responsesCall, reqBody []byte, includeRaw bool) (*provider.StreamResult, error) {
-	src := openaichat.NewEventSource(ctx, resp)
+func (m *responsesModel) streamResponse(ctx context.Context, resp *httpx.Response, call *responsesCall, includeRaw bool) (*provider.StreamResult, error) {
+	src := openaichat.NewEventSource(ctx, resp, sse.Reader{Elide: repeatsOutput})
 	var frameErr *provider.APICallError
 	_, _, err := src.Peek(func(ev sse.Event) bool {
 		data := []byte(ev.Data)
@@ -68,27 +70,133 @@ func (m *responsesModel) streamResponse(ctx context.Context, resp *http.Response
 			return false
 		}
 		if e, ok := earlyError(data); ok {
-			frameErr = e.APIError(m.url, reqBody, resp.Header, data)
+			frameErr = e.APIError(m.url, resp.RequestBody, resp.HTTP.Header, data)
 			return false
 		}
 		return !isOutputEvent(head.Type)
 	})
 	if err != nil {
 		src.Stop()
-		return nil, openaichat.ReadError(ctx, err, m.url)
+		return nil, err
 	}
 	if frameErr != nil {
 		src.Stop()
 		return nil, frameErr
 	}
-	seq := src.Parts(ctx, m.url, call.warnings, includeRaw, func(emit func(provider.StreamPart)) openaichat.Parser {
-		return newResponsesStream(m, call, reqBody, resp.Header, emit)
+	seq := src.Parts(call.warnings, includeRaw, func(emit func(provider.StreamPart)) openaichat.Parser {
+		return newResponsesStream(m, call, resp, emit)
 	})
 	return &provider.StreamResult{
 		Stream:   seq,
-		Request:  &provider.RequestInfo{URL: m.url, Body: reqBody},
-		Response: &provider.ResponseInfo{Headers: provider.Header(resp.Header)},
+		Request:  &provider.RequestInfo{URL: m.url, Body: resp.RequestBody},
+		Response: &provider.ResponseInfo{Headers: provider.Header(resp.HTTP.Header)},
 	}, nil
+}
+
+// repeatEvents are the events that repeat output streamed before them (the
+// text of an item, the whole response), whose long strings can be left out
+// without losing anything; see [responsesStream.elisionLoses].
+var repeatEvents = []string{
+	"response.output_item.done", "response.content_part.done", "response.output_text.done",
+	"response.refusal.done", "response.function_call_arguments.done", "response.custom_tool_call_input.done",
+	"response.reasoning_summary_part.done", "response.reasoning_summary_text.done", "response.reasoning_text.done",
+	"response.completed", "response.incomplete",
+}
+
+// repeatsOutput reports whether an over-long stream line is one of the
+// repeatEvents, going by its first bytes.
+func repeatsOutput(head []byte) bool {
+	data, ok := bytes.CutPrefix(head, []byte("data:"))
+	if !ok {
+		return false
+	}
+	typ, ok := eventType(data)
+	return ok && slices.Contains(repeatEvents, typ)
+}
+
+// eventType returns the "type" member of the JSON object that data begins
+// with (data may be cut off after it). Other members are skipped without
+// being decoded, strings with bytes.IndexByte, so that a long one costs
+// little.
+func eventType(data []byte) (string, bool) {
+	depth := 0
+	expectKey := false
+	for i := 0; i < len(data); {
+		switch c := data[i]; c {
+		case '"':
+			end, ok := stringEnd(data, i)
+			if !ok {
+				return "", false
+			}
+			if depth == 1 && expectKey && string(data[i+1:end-1]) == "type" {
+				j := skipSpace(data, end)
+				if j >= len(data) || data[j] != ':' {
+					return "", false
+				}
+				k := skipSpace(data, j+1)
+				if k >= len(data) || data[k] != '"' {
+					return "", false
+				}
+				vend, ok := stringEnd(data, k)
+				var typ string
+				if !ok || json.Unmarshal(data[k:vend], &typ) != nil {
+					return "", false
+				}
+				return typ, true
+			}
+			expectKey = false
+			i = end
+			continue
+		case '{', '[':
+			if depth == 0 && c != '{' {
+				return "", false
+			}
+			depth++
+			expectKey = depth == 1
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return "", false
+			}
+		case ',':
+			expectKey = depth == 1
+		case ' ', '\t', '\r', '\n', ':':
+		default:
+			if depth == 0 {
+				return "", false
+			}
+		}
+		i++
+	}
+	return "", false
+}
+
+// stringEnd returns the index after the closing quote of the JSON string
+// that starts at data[i].
+func stringEnd(data []byte, i int) (int, bool) {
+	for j := i + 1; j < len(data); {
+		q := bytes.IndexByte(data[j:], '"')
+		if q < 0 {
+			return 0, false
+		}
+		q += j
+		n := 0
+		for k := q - 1; k > i && data[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, true
+		}
+		j = q + 1
+	}
+	return 0, false
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 // ongoingCall is a tool call whose item has been announced but not finished.
@@ -120,6 +228,7 @@ type reasoningItem struct {
 type responsesStream struct {
 	m       *responsesModel
 	call    *responsesCall
+	resp    *httpx.Response
 	reqBody []byte
 	headers http.Header
 	out     func(provider.StreamPart)
@@ -147,9 +256,9 @@ type responsesStream struct {
 	activePhase *string
 }
 
-func newResponsesStream(m *responsesModel, call *responsesCall, reqBody []byte, headers http.Header, out func(provider.StreamPart)) *responsesStream {
+func newResponsesStream(m *responsesModel, call *responsesCall, resp *httpx.Response, out func(provider.StreamPart)) *responsesStream {
 	return &responsesStream{
-		m: m, call: call, reqBody: reqBody, headers: headers, out: out,
+		m: m, call: call, resp: resp, reqBody: resp.RequestBody, headers: resp.HTTP.Header, out: out,
 		finish:    provider.FinishReason{Unified: provider.FinishInterrupted},
 		calls:     map[int]*ongoingCall{},
 		reasoning: map[string]*reasoningItem{},
@@ -214,10 +323,14 @@ func (s *responsesStream) Handle(ev sse.Event) {
 		s.fail(&provider.InvalidResponseDataError{Data: data, Message: "invalid stream event: " + err.Error()})
 		return
 	}
+	if ev.Elided != nil && s.elisionLoses(&e, ev.Elided) {
+		msg := fmt.Sprintf("a %s event of the response stream is longer than %d MiB", e.Type, sse.DefaultMaxLine>>20)
+		s.fail(s.resp.Fail(msg, false, nil, &provider.InvalidResponseDataError{Message: msg}))
+		return
+	}
 	if e.Type == "" && len(e.Choices) > 0 && e.Choices[0] == '[' {
-		s.fail(&provider.APICallError{URL: s.m.url, RequestBody: s.reqBody, ResponseHeaders: provider.Header(s.headers), ResponseBody: data,
-			Message: "received a Chat Completions stream from the Responses API endpoint; for a server that only offers " +
-				"Chat Completions use Provider.Chat, or the openaicompat package"})
+		s.fail(s.resp.Fail("received a Chat Completions stream from the Responses API endpoint; for a server that only offers "+
+			"Chat Completions use Provider.Chat, or the openaicompat package", false, data, nil))
 		return
 	}
 	switch e.Type {
@@ -325,6 +438,37 @@ func (s *responsesStream) Handle(ev sse.Event) {
 		}
 		s.fail(se.APIError(s.m.url, s.reqBody, s.headers, data))
 	}
+}
+
+// elisionLoses reports whether leaving the long strings at the keys elided
+// out of an event loses output: it does not when the event repeats what
+// was streamed before (the text of a message or reasoning item whose deltas
+// arrived, the output of the finished response).
+func (s *responsesStream) elisionLoses(e *streamEvent, elided []string) bool {
+	only := func(keys ...string) bool {
+		for _, k := range elided {
+			if !slices.Contains(keys, k) {
+				return false
+			}
+		}
+		return true
+	}
+	switch e.Type {
+	case "response.output_item.done":
+		if e.Item == nil || !only("text", "refusal") {
+			return true
+		}
+		switch e.Item.Type {
+		case "message":
+			return !slices.Contains(s.openTexts, s.textID(e, e.Item.ID))
+		case "reasoning":
+			return s.reasoning[e.Item.ID] == nil
+		}
+		return true
+	case "response.completed", "response.incomplete":
+		return slices.Contains(elided, "message") || slices.Contains(elided, "reason")
+	}
+	return !slices.Contains(repeatEvents, e.Type)
 }
 
 func (s *responsesStream) takeResponse(r *response) {

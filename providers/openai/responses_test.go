@@ -276,7 +276,7 @@ func TestResponsesHostedToolSearch(t *testing.T) {
 		body := srv.Last(t).JSON(t)
 		tools, _ := json.Marshal(body["tools"])
 		assert.JSONEq(t, `[{"type":"function","name":"get_weather","description":"Get the current weather at a specific location",
-			"parameters":{"type":"object","properties":{"location":{"type":"string"}}},"defer_loading":true},{"type":"tool_search"}]`, string(tools))
+			"parameters":{"type":"object","properties":{"location":{"type":"string"}}},"strict":false,"defer_loading":true},{"type":"tool_search"}]`, string(tools))
 	})
 	t.Run("stream", func(t *testing.T) {
 		srv := replay.NewServer(t, streamOf(t, replay.Lines(t, "testdata/openai-tool-search.1.chunks.txt")))

@@ -201,10 +201,31 @@ func wireTool(t *provider.ProviderTool) (tool map[string]any, ok bool, err error
 // functionToolOptions are the "openai" provider options of a function tool.
 type functionToolOptions struct {
 	DeferLoading *bool `json:"deferLoading"`
+	// AllowedCallers says who may call the tool ("direct", "programmatic").
+	AllowedCallers []string `json:"allowedCallers"`
+	// OutputSchema is the JSON Schema of the tool's output; results of such
+	// a tool are always sent as JSON text.
+	OutputSchema json.RawMessage `json:"outputSchema"`
 	Namespace    *struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 	} `json:"namespace"`
+}
+
+// outputSchemaTools returns the names of the function tools that declare an
+// output schema.
+func outputSchemaTools(tools []provider.Tool) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range tools {
+		if ft, ok := t.(*provider.FunctionTool); ok {
+			var opts functionToolOptions
+			if _, err := openaichat.DecodeOptions(ft.ProviderOptions, providerKey, &opts); err == nil &&
+				len(opts.OutputSchema) > 0 && string(opts.OutputSchema) != "null" {
+				out[ft.Name] = true
+			}
+		}
+	}
+	return out
 }
 
 // allowEntry says how a tool may be named in an allowed_tools choice.
@@ -230,11 +251,17 @@ func prepareTools(tools []provider.Tool, choice provider.ToolChoice, allowed *al
 			if t.Description != "" {
 				fn["description"] = t.Description
 			}
-			if t.Strict != nil {
-				fn["strict"] = *t.Strict
-			}
+			// The API's default for strict is true; a tool that does not ask
+			// for strict inputs is sent as not strict.
+			fn["strict"] = t.Strict != nil && *t.Strict
 			if opts.DeferLoading != nil {
 				fn["defer_loading"] = *opts.DeferLoading
+			}
+			if opts.AllowedCallers != nil {
+				fn["allowed_callers"] = opts.AllowedCallers
+			}
+			if len(opts.OutputSchema) > 0 && string(opts.OutputSchema) != "null" {
+				fn["output_schema"] = openaichat.NormalizeSchema(opts.OutputSchema)
 			}
 			switch {
 			case opts.Namespace != nil:

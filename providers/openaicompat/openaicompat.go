@@ -51,8 +51,20 @@
 // provider's name (or its camelCase form when the call's provider options
 // used that form).
 //
-// A stream that ends without a finish reason (the connection dropped, or the
-// server does not send one) finishes with [provider.FinishInterrupted].
+// A stream that ends without a finish reason (the server stopped early, or
+// does not send one) finishes with [provider.FinishInterrupted].
+//
+// # Errors
+//
+// Failed calls return a [*provider.APICallError]; Retryable is set for 408,
+// 409, 429 and 5xx responses, for dropped connections and for bodies cut off
+// while they are read. A 200 response that is not a chat completion (an
+// empty body, an HTML page, an error object, a stream without events, a
+// stream line over 16 MiB) is an APICallError with status 200 that is not
+// retryable. An error chunk that arrives before any output fails the call,
+// with a status derived from the error's code and type; later error chunks
+// become [provider.ErrorPart] values and finish the stream with
+// [provider.FinishError].
 package openaicompat
 
 import (

@@ -273,12 +273,15 @@ func TestErrors(t *testing.T) {
 		assert.Equal(t, provider.FinishError, fin.FinishReason.Unified)
 		assert.Equal(t, "Hel", replay.Text(parts))
 	})
-	t.Run("error frame first is a stream part, not an error of Stream", func(t *testing.T) {
+	t.Run("error frame first fails the call", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Stream(replay.SSE(`{"error":{"message":"boom","code":503}}`)))
 		res, err := model(srv, "s", "m").Stream(context.Background(), prompt("hi"))
-		require.NoError(t, err)
-		parts := replay.Collect(t, res)
-		require.Len(t, replay.Of[provider.ErrorPart](parts), 1)
+		assert.Nil(t, res)
+		var apiErr *provider.APICallError
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 503, apiErr.StatusCode)
+		assert.True(t, apiErr.Retryable)
+		assert.Equal(t, "boom", apiErr.Message)
 	})
 	t.Run("missing finish reason", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Stream(replay.SSE(`{"id":"a","choices":[{"index":0,"delta":{"content":"partial"}}]}`)))

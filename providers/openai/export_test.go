@@ -1,0 +1,4 @@
+package openai
+
+// EventType exposes eventType to the external tests.
+var EventType = eventType
