@@ -289,6 +289,9 @@ type toolCore struct {
 	outputSchema    json.RawMessage
 	// decode turns validated input JSON into the value the callbacks get.
 	decode func(raw []byte) (any, error)
+	// decodeOutput turns the JSON output of an execution in another process
+	// back into an Out value; nil when Out is any or raw JSON.
+	decodeOutput func(raw []byte) (any, error)
 
 	execute          func(ctx context.Context, in any, opts ToolExecutionOptions, preliminary func(any)) (any, error)
 	toModelOutput    func(ctx context.Context, callID string, in, out any) (ToolResultOutput, error)
@@ -412,6 +415,9 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 		}
 	}
 	c.decode = decoderFor[In]()
+	if t := reflect.TypeFor[Out](); t != reflect.TypeFor[any]() && t != reflect.TypeFor[json.RawMessage]() {
+		c.decodeOutput = decoderFor[Out]()
+	}
 
 	if d.execute != nil {
 		exec := d.execute
