@@ -35,7 +35,8 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 	defer cancel(nil)
 	eff := &effects{rt: rt, agent: agent, agentName: in.Agent, root: actx, cancel: cancel}
 	info := workflow.GetInfo(wctx)
-	eff.idPrefix = "aitmp-" + strings.ReplaceAll(info.WorkflowExecution.RunID, "-", "")
+	runID := strings.ReplaceAll(info.WorkflowExecution.RunID, "-", "")
+	eff.idPrefix = "aitmp-" + runID[:min(len(runID), 12)]
 	ctx := effect.With(withWorkflow(gctx, actx), eff)
 
 	// The workflow's cancellation cancels the generation.
