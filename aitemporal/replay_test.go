@@ -35,5 +35,5 @@ func TestReplayDetectsChangedDecisions(t *testing.T) {
 	r := worker.NewWorkflowReplayer()
 	require.NoError(t, aitemporal.RegisterWorkflow(r, cfg))
 	err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger(), "testdata/crash_history.json")
-	assert.ErrorContains(t, err, "nondeterministic")
+	assert.ErrorContains(t, err, "TMPRL1100", "the nondeterminism error")
 }
