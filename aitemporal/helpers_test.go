@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/aisdkgo/ai"
@@ -173,3 +175,11 @@ func workflowActivityOptions() workflow.ActivityOptions {
 func quietLogger() log.Logger {
 	return log.NewStructuredLogger(slog.New(slog.DiscardHandler))
 }
+
+// registry records registrations and runs nothing.
+type registry struct{ worker.Registry }
+
+func (registry) RegisterWorkflowWithOptions(any, workflow.RegisterOptions) {}
+func (registry) RegisterActivityWithOptions(any, activity.RegisterOptions) {}
+
+func newRegistry() worker.Registry { return registry{} }
