@@ -66,7 +66,9 @@
 // is put into [Config.Store] (see [OutputStore]) or, without a store, fails
 // the call with a tool error the model sees. The raw HTTP bodies of model
 // calls are not recorded. Long conversations should be trimmed with
-// PrepareStep.
+// PrepareStep. A run does not continue as new: one run's history holds all
+// of its steps, so a run of hundreds of steps needs smaller outputs or a
+// store.
 //
 // # Determinism
 //
