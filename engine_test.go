@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/importer"
 	"go/parser"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/aitest"
+	"github.com/aisdkgo/ai/internal/effect"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -472,4 +474,74 @@ func typeCheck(t *testing.T, src string) []string {
 	}
 	_, _ = conf.Check("p", fset, []*ast.File{f}, nil)
 	return errs
+}
+
+// remoteEffects run every tool call through effect.RunTool, the way a
+// runtime that executes tools in another process does, and hand the engine
+// the JSON it returns.
+type remoteEffects struct {
+	tools ai.Tools
+}
+
+func (remoteEffects) Generate(ctx context.Context, m provider.LanguageModel, opts *provider.CallOptions, _ effect.Retry) (*provider.GenerateResult, error) {
+	return m.Generate(ctx, opts)
+}
+
+func (remoteEffects) Stream(ctx context.Context, m provider.LanguageModel, opts *provider.CallOptions, _ effect.Retry) (*provider.StreamResult, error) {
+	return m.Stream(ctx, opts)
+}
+
+func (e remoteEffects) Invoke(ctx context.Context, call effect.Call, _ func(context.Context) (any, error)) (any, error) {
+	t, _ := e.tools.Get(call.ToolName)
+	return effect.RunTool(ctx, t, call)
+}
+
+func (remoteEffects) Parallel(ctx context.Context, n, _ int, task func(context.Context, int, func())) {
+	for i := range n {
+		task(ctx, i, func() {})
+	}
+}
+
+func (remoteEffects) Now() time.Time { return time.Unix(0, 0) }
+
+func (remoteEffects) NewID() string { return "id" }
+
+// A tool executed elsewhere yields the same result as one executed here:
+// its JSON output is decoded into the tool's output type, for the step's
+// result and for ToModelOutput.
+func TestRemoteToolOutputKeepsItsType(t *testing.T) {
+	type forecast struct {
+		City string `json:"city"`
+		Temp int    `json:"temp"`
+	}
+	var seen forecast
+	weather := ai.NewTool(ai.ToolDef[mailIn, forecast]{
+		Description: "Weather.",
+		Execute: func(_ context.Context, in mailIn, _ ai.ToolExecutionOptions) (forecast, error) {
+			return forecast{City: in.To, Temp: 21}, nil
+		},
+		ToModelOutput: func(_ context.Context, o ai.ModelOutputOptions[mailIn, forecast]) (ai.ToolResultOutput, error) {
+			seen = o.Output
+			return ai.TextOutput{Value: fmt.Sprintf("%d degrees in %s", o.Output.Temp, o.Output.City)}, nil
+		},
+	})
+	greet := ai.NewTool(ai.ToolDef[mailIn, string]{
+		Description: "Greet.",
+		Execute: func(_ context.Context, in mailIn, _ ai.ToolExecutionOptions) (string, error) {
+			return "hello " + in.To, nil
+		},
+	})
+	tools := ai.Tools{{Name: "weather", Tool: weather}, {Name: "greet", Tool: greet}}
+	model := aitest.NewModel(toolStep(tc("c1", "weather", `{"to":"Oslo"}`), tc("c2", "greet", `{"to":"bob"}`)), textStep("ok"))
+	ctx := effect.With(context.Background(), remoteEffects{tools})
+	res, err := ai.GenerateText(ctx, ai.GenerateTextOptions{Model: model, Tools: tools, StopWhen: ai.StepCountIs(2), Prompt: "go"})
+	require.NoError(t, err)
+	results := res.Steps[0].ToolResults()
+	require.Len(t, results, 2)
+	assert.Equal(t, forecast{City: "Oslo", Temp: 21}, results[0].Output)
+	assert.Equal(t, forecast{City: "Oslo", Temp: 21}, seen)
+	assert.Equal(t, "hello bob", results[1].Output)
+	tool := res.Steps[0].Response.Messages[1].(ai.ToolMessage)
+	assert.Equal(t, ai.TextOutput{Value: "21 degrees in Oslo"}, tool.Content[0].(ai.ToolResultPart).Output)
+	assert.Equal(t, ai.TextOutput{Value: "hello bob"}, tool.Content[1].(ai.ToolResultPart).Output, "a string output is text for the model")
 }

@@ -219,7 +219,7 @@ func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call ToolCa
 		}()
 		return c.execute(ctx, call.value, opts, prelim)
 	}
-	return r.eff.Invoke(ctx, effect.Call{ToolName: call.ToolName, ToolCallID: call.ToolCallID, Input: call.Input, Step: s.number},
+	out, err = r.eff.Invoke(ctx, effect.Call{ToolName: call.ToolName, ToolCallID: call.ToolCallID, Input: call.Input, Step: s.number},
 		func(ctx context.Context) (out any, err error) {
 			defer func() {
 				if v := recover(); v != nil {
@@ -228,6 +228,14 @@ func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call ToolCa
 			}()
 			return c.execute(ctx, call.value, opts, prelim)
 		})
+	if raw, ok := out.(json.RawMessage); ok && err == nil && c.typedOutput {
+		// An execution elsewhere returns JSON: the result and ToModelOutput
+		// get the tool's output type, as when the tool runs here.
+		if out, err = c.decodeOutput(raw); err != nil {
+			return nil, &ToolOutputError{ToolName: call.ToolName, Cause: err}
+		}
+	}
+	return out, err
 }
 
 // executable reports whether the tool runs in this process.

@@ -293,9 +293,13 @@ type toolCore struct {
 	decode func(text string, raw []byte) (any, error)
 	// streams is set when execute yields preliminary results.
 	streams bool
-	// decodeOutput turns an output's JSON back into the value Execute
-	// returned (for results stored in a conversation).
+	// decodeOutput turns an output's JSON back into an Out value: for
+	// results stored in a conversation and for executions in another
+	// process.
 	decodeOutput func(raw []byte) (any, error)
+	// typedOutput is set when Out is neither any nor raw JSON, so that the
+	// JSON output of an execution elsewhere is decoded back into an Out.
+	typedOutput bool
 
 	execute          func(ctx context.Context, in any, opts ToolExecutionOptions, preliminary func(any)) (any, error)
 	toModelOutput    func(ctx context.Context, callID string, in, out any) (ToolResultOutput, error)
@@ -420,6 +424,9 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 	}
 	c.decode = decoderFor[In]()
 	c.decodeOutput = outputDecoderFor[Out]()
+	if t := reflect.TypeFor[Out](); t != reflect.TypeFor[any]() && t != reflect.TypeFor[json.RawMessage]() {
+		c.typedOutput = true
+	}
 
 	if d.execute != nil {
 		exec := d.execute

@@ -809,3 +809,142 @@ func unmarshalContentOutputPart(data []byte) (ContentOutputPart, error) {
 	}
 	return nil, fmt.Errorf("unknown content output part type %q", p.Type)
 }
+
+// UnmarshalContent decodes one piece of model output in the shape
+// [Text.MarshalJSON] and its siblings write, for example a [GenerateResult]'s
+// content stored outside the process that produced it.
+func UnmarshalContent(data []byte) (Content, error) {
+	var c struct {
+		Type             string           `json:"type"`
+		Text             string           `json:"text"`
+		Citations        []Citation       `json:"citations"`
+		Kind             string           `json:"kind"`
+		MediaType        string           `json:"mediaType"`
+		Data             json.RawMessage  `json:"data"`
+		SourceType       SourceType       `json:"sourceType"`
+		ID               string           `json:"id"`
+		URL              string           `json:"url"`
+		Title            string           `json:"title"`
+		Filename         string           `json:"filename"`
+		ToolCallID       string           `json:"toolCallId"`
+		ToolName         string           `json:"toolName"`
+		Input            *string          `json:"input"`
+		ProviderExecuted bool             `json:"providerExecuted"`
+		Dynamic          bool             `json:"dynamic"`
+		Result           json.RawMessage  `json:"result"`
+		IsError          bool             `json:"isError"`
+		Preliminary      bool             `json:"preliminary"`
+		ApprovalID       string           `json:"approvalId"`
+		ProviderMetadata ProviderMetadata `json:"providerMetadata"`
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, err
+	}
+	pm := c.ProviderMetadata
+	switch c.Type {
+	case "text":
+		return Text{Text: c.Text, Citations: c.Citations, ProviderMetadata: pm}, nil
+	case "reasoning":
+		return Reasoning{Text: c.Text, ProviderMetadata: pm}, nil
+	case "custom":
+		return Custom{Kind: c.Kind, ProviderMetadata: pm}, nil
+	case "file", "reasoning-file":
+		d, err := unmarshalFileData(c.Data)
+		if err != nil {
+			return nil, err
+		}
+		if c.Type == "file" {
+			return File{MediaType: c.MediaType, Data: d, ProviderMetadata: pm}, nil
+		}
+		return ReasoningFile{MediaType: c.MediaType, Data: d, ProviderMetadata: pm}, nil
+	case "source":
+		return Source{SourceType: c.SourceType, ID: c.ID, URL: c.URL, MediaType: c.MediaType, Filename: c.Filename, Title: c.Title, ProviderMetadata: pm}, nil
+	case "tool-call":
+		if c.Input == nil {
+			return nil, errors.New("tool call without input")
+		}
+		return ToolCall{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: *c.Input, ProviderExecuted: c.ProviderExecuted, Dynamic: c.Dynamic, ProviderMetadata: pm}, nil
+	case "tool-result":
+		return ToolResult{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Result: c.Result, IsError: c.IsError, Preliminary: c.Preliminary, Dynamic: c.Dynamic, ProviderMetadata: pm}, nil
+	case "tool-approval-request":
+		return ToolApprovalRequest{ApprovalID: c.ApprovalID, ToolCallID: c.ToolCallID, ProviderMetadata: pm}, nil
+	}
+	return nil, fmt.Errorf("unknown content type %q", c.Type)
+}
+
+// UnmarshalContents decodes a JSON array of model output; see
+// [UnmarshalContent].
+func UnmarshalContents(data []byte) ([]Content, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	out := make([]Content, 0, len(raw))
+	for i, r := range raw {
+		c, err := UnmarshalContent(r)
+		if err != nil {
+			return nil, fmt.Errorf("content %d: %w", i, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// UnmarshalTool decodes a tool definition in the shape
+// [FunctionTool.MarshalJSON] and [ProviderTool.MarshalJSON] write.
+func UnmarshalTool(data []byte) (Tool, error) {
+	var t struct {
+		Type          string          `json:"type"`
+		Name          string          `json:"name"`
+		Description   string          `json:"description"`
+		InputSchema   json.RawMessage `json:"inputSchema"`
+		InputExamples []struct {
+			Input json.RawMessage `json:"input"`
+		} `json:"inputExamples"`
+		Strict          *bool           `json:"strict"`
+		ProviderOptions ProviderOptions `json:"providerOptions"`
+		ID              string          `json:"id"`
+		Args            map[string]any  `json:"args"`
+	}
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, err
+	}
+	switch t.Type {
+	case "function":
+		ft := &FunctionTool{Name: t.Name, Description: t.Description, Strict: t.Strict, ProviderOptions: t.ProviderOptions}
+		if string(t.InputSchema) != "null" {
+			ft.InputSchema = t.InputSchema
+		}
+		for _, e := range t.InputExamples {
+			ft.InputExamples = append(ft.InputExamples, e.Input)
+		}
+		return ft, nil
+	case "provider":
+		return &ProviderTool{ID: t.ID, Name: t.Name, Args: t.Args}, nil
+	}
+	return nil, fmt.Errorf("unknown tool type %q", t.Type)
+}
+
+// UnmarshalTools decodes a JSON array of tool definitions; see
+// [UnmarshalTool].
+func UnmarshalTools(data []byte) ([]Tool, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	out := make([]Tool, 0, len(raw))
+	for i, r := range raw {
+		t, err := UnmarshalTool(r)
+		if err != nil {
+			return nil, fmt.Errorf("tool %d: %w", i, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}

@@ -1,0 +1,82 @@
+// Package aitemporal runs agents of package ai as Temporal workflows, so
+// that a tool loop survives worker crashes and restarts, waits durably for
+// approvals and spreads its model calls and tool executions over many
+// workers.
+//
+// # How a run works
+//
+// A worker registers a [Config] with [Register]: the models it calls and
+// the agents it runs, by name. A client starts a run with [Start] (the
+// workflow [WorkflowName]) and an [Input] naming the agent and the prompt.
+// The workflow drives the same engine as [ai.GenerateText], with its
+// effects replaced:
+//
+//   - each model call is an activity ([GenerateActivity]) that calls the
+//     model registered under the name the workflow sends;
+//   - each tool execution is an activity ([ToolActivity]) that runs the
+//     tool registered with the agent, by name, with the activity's context;
+//   - the tool calls of a step run on workflow coroutines, started in call
+//     order; the clock is workflow time and ids are counted from the run id.
+//
+// Everything else, the prompt, tool search and the discovery state, input
+// validation, approval policies, the stop conditions, happens in workflow
+// code, in memory, and is rebuilt by replay. A workflow that replays after
+// a crash therefore sends the model exactly the tools it saw before, and a
+// tool call whose activity completed is never run again: its result is in
+// the history. A call cut off by a crash is retried once its heartbeat
+// times out (the worker heartbeats while a tool runs; see
+// [Agent.ToolActivity]).
+//
+// # Retries and tool errors
+//
+// A failed model call is retried by the model activity's retry policy when
+// the provider marked the error retryable, as in a local generation. A
+// failing tool is retried by the tool activity's retry policy (three
+// attempts by default); after the last attempt its error becomes a tool
+// error the model sees, as in a local run. A tool returns
+// [NonRetryable](err), or a non-retryable *temporal.ApplicationError, for
+// an error that retrying cannot fix: the model sees it at once.
+//
+// # Approvals
+//
+// When a call needs approval (the agent's ToolApproval or the tool's
+// NeedsApproval), the run pauses: the [ProgressQuery] lists the pending
+// requests and the run waits, for days if need be, for an [ApprovalSignal]
+// per request ([Approve] sends one). Approved calls then run before the
+// next model call; denied ones are reported to the model as denied. The
+// deferred tools found before the pause stay loaded after it.
+//
+// # Progress and streaming
+//
+// Durable runs do not stream text. A model call is an activity whose result
+// the history records once it is complete; text streamed while the call
+// runs would not be part of the history, and a retry after a crash would
+// stream different text than the run finally records. Callers follow a run
+// with the [ProgressQuery] instead: its finished steps (text, tool calls
+// and their outcomes), the tools it discovered and the approvals it waits
+// for.
+//
+// # Payloads
+//
+// Workflow inputs, activity payloads and histories carry only data:
+// messages, tool definitions, tool names, inputs and outputs, as JSON in
+// the TypeScript AI SDK's shape. Temporal bounds each payload (2 MB by
+// default) and each history (50 MB), and every model call's input holds the
+// conversation so far. A tool output larger than [Config.MaxOutputBytes]
+// is put into [Config.Store] (see [OutputStore]) or, without a store, fails
+// the call with a tool error the model sees. The raw HTTP bodies of model
+// calls are not recorded. Long conversations should be trimmed with
+// PrepareStep. A run does not continue as new: one run's history holds all
+// of its steps, so a run of hundreds of steps needs smaller outputs or a
+// store.
+//
+// # Determinism
+//
+// The functions among an agent's options (StopWhen, PrepareStep, approval
+// rules, description functions, RepairToolCall, the callbacks) run in
+// workflow code and run again on replay: they must be deterministic and
+// must not do I/O. Every worker of a task queue must register the same
+// agents, tools and models. Code mode (ToolCallers) is not supported, and
+// a tool's Execute receives the call id but not the step's messages or
+// the tool's context.
+package aitemporal
