@@ -126,10 +126,17 @@ func (r *run) newID() string {
 	}
 	if r.idsUsed < len(r.idBuf)/idLen {
 		// The first ids live in the run; their bytes are never written
-		// again, so the strings may share them.
+		// again, so the strings may share them. The first is random; the
+		// next ones keep its random part and count in their last digits.
 		b := r.idBuf[r.idsUsed*idLen : (r.idsUsed+1)*idLen]
+		if r.idsUsed == 0 {
+			appendRandomID(b[:0])
+		} else {
+			const hex = "0123456789abcdef"
+			copy(b, r.idBuf[:idLen])
+			b[idLen-1] = hex[(strings.IndexByte(hex, b[idLen-1])+r.idsUsed)%16]
+		}
 		r.idsUsed++
-		appendRandomID(b[:0])
 		return unsafe.String(&b[0], idLen)
 	}
 	return randomID()
@@ -199,8 +206,8 @@ type stepStore struct {
 	res       StepResult
 	total     int
 	content   [6]ContentPart
-	states    [2]callState
-	calls     [2]*callState
+	states    [1]callState
+	calls     [1]*callState
 	assistant [4]AssistantPart
 	tool      [4]ToolPart
 	msgs      [2]Message

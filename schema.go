@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/aisdkgo/ai/internal/jsondec"
 	"github.com/aisdkgo/ai/internal/jsonvalid"
 )
 
@@ -182,7 +183,7 @@ func (s *schema) validateValue(v any) (json.RawMessage, error) {
 // or "constructor" with a "prototype" member, which JavaScript consumers of
 // the value (code mode, browsers) would treat as prototype changes.
 func parseJSON(text []byte) error {
-	if !json.Valid(text) {
+	if !jsondec.Valid(text) {
 		var v any
 		err := json.Unmarshal(text, &v)
 		if err == nil {

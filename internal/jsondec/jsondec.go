@@ -72,10 +72,10 @@ type node struct {
 }
 
 type field struct {
-	name  string
-	ascii bool // the name is ASCII, so a fold is a simple case fold
-	index int
-	node  *node
+	name   string
+	ascii  bool    // the name is ASCII, so a fold is a simple case fold
+	offset uintptr // in the struct
+	node   *node
 }
 
 var (
@@ -154,7 +154,7 @@ func planFor(t reflect.Type, seen map[reflect.Type]bool) *node {
 			if fn == nil {
 				return nil
 			}
-			n.fields = append(n.fields, field{name: name, ascii: isASCII(name), index: i, node: fn})
+			n.fields = append(n.fields, field{name: name, ascii: isASCII(name), offset: f.Offset, node: fn})
 		}
 		if len(n.fields) > 64 {
 			return nil
@@ -289,7 +289,6 @@ func (s *scanner) object(n *node, p unsafe.Pointer) bool {
 		s.pos++
 		return true
 	}
-	v := reflect.NewAt(n.typ, p).Elem()
 	for {
 		s.ws()
 		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
@@ -319,7 +318,7 @@ func (s *scanner) object(n *node, p unsafe.Pointer) bool {
 			}
 			set |= 1 << i
 			f := &n.fields[i]
-			if !s.value(f.node, v.Field(f.index).Addr().UnsafePointer()) {
+			if !s.value(f.node, unsafe.Add(p, f.offset)) {
 				return false
 			}
 		}

@@ -134,3 +134,25 @@ func TestDeepNesting(t *testing.T) {
 	deep := `{"unknown":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
 	decodeBoth[sample](t, deep)
 }
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	extra := []string{``, ` `, `1`, `-0`, `01`, `1.`, `.5`, `1e`, `1e+`, `-`, `"\u12G4"`, `"\x"`, "\"\xff\"", "\"a\x01\"",
+		`[1,]`, `{"a":1,}`, `{"a"}`, `{1:2}`, `nul`, `true false`, `[` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `]`,
+		`[` + strings.Repeat("[", 9998) + strings.Repeat("]", 9998) + `]`}
+	for _, s := range append(samples, extra...) {
+		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%.60q) = %v, encoding/json says %v", s, got, want)
+		}
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, s := range samples {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
+		}
+	})
+}
