@@ -54,6 +54,12 @@ type run struct {
 	respBuf    [8]Message
 	store0     stepStore
 	store0Used bool
+	// The running step: its setup, state and calls, reused by each step.
+	stepVal   step
+	srVal     stepRun
+	statesBuf [1]callState
+	callsBuf  [1]*callState
+	doneBuf   [1]ContentPart
 
 	obs *observation // what the Observer watches that is open; nil without one
 	out outputState
@@ -197,23 +203,19 @@ func (r *run) standardizePrompt() error {
 	return nil
 }
 
-// stepStore holds what one step allocates, in one block: the step, its
-// state while it runs, its result, and room for a few content parts, calls
-// and messages.
+// stepStore holds what one step keeps, in one block: its result and room
+// for a few content parts, messages and tool input bytes. What a step needs
+// only while it runs (the step itself, its state, its calls) lives in the
+// run and serves every step in turn.
 type stepStore struct {
-	s         step
-	sr        stepRun
 	res       StepResult
 	total     int
 	content   [6]ContentPart
-	states    [1]callState
-	calls     [1]*callState
 	assistant [4]AssistantPart
 	tool      [4]ToolPart
 	msgs      [2]Message
 	arena     []byte // room for the tool inputs' bytes
 	arenaBuf  [128]byte
-	done      [1]ContentPart
 }
 
 // step is the setup of one step: its model, tools, messages and call
@@ -247,8 +249,8 @@ func (r *run) prepare() (*step, error) {
 	}
 	o := r.opts
 	store := r.newStepStore()
-	s := &store.s
-	s.number, s.model, s.store = n, o.Model, store
+	s := &r.stepVal
+	*s = step{number: n, model: o.Model, store: store}
 	var p *PrepareStepResult
 	if o.PrepareStep != nil {
 		var err error
@@ -453,7 +455,7 @@ type callState struct {
 func (sr *stepRun) newCallState(call ToolCall) *callState {
 	if len(sr.states) == cap(sr.states) {
 		if sr.states == nil && sr.s.store != nil {
-			sr.states = sr.s.store.states[:0]
+			sr.states = sr.r.statesBuf[:0]
 		} else {
 			sr.states = make([]callState, 0, max(4, 2*cap(sr.states)))
 		}
@@ -461,7 +463,7 @@ func (sr *stepRun) newCallState(call ToolCall) *callState {
 	sr.states = append(sr.states, callState{call: call})
 	cs := &sr.states[len(sr.states)-1]
 	if sr.calls == nil && sr.s.store != nil {
-		sr.calls = sr.s.store.calls[:0]
+		sr.calls = sr.r.callsBuf[:0]
 	}
 	sr.calls = append(sr.calls, cs)
 	return cs
@@ -469,7 +471,8 @@ func (sr *stepRun) newCallState(call ToolCall) *callState {
 
 // newStepRun returns the state of a step that starts running.
 func (s *step) newStepRun(r *run, out emitter) *stepRun {
-	sr := &s.store.sr
+	sr := &r.srVal
+	r.statesBuf = [1]callState{}
 	*sr = stepRun{r: r, s: s, out: out, content: s.store.content[:0]}
 	return sr
 }

@@ -447,7 +447,7 @@ func (r *run) generateStep(s *step) (bool, error) {
 			calls++
 		}
 	}
-	if calls > cap(s.store.states) {
+	if calls > len(r.statesBuf) {
 		sr.states = make([]callState, 0, calls)
 	}
 	for _, c := range res.Content {

@@ -758,7 +758,7 @@ func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]Conte
 	if out != nil {
 		emit(out.(Part))
 		if s.store != nil {
-			outs = s.store.done[:0]
+			outs = st.r.doneBuf[:0]
 		}
 		outs = append(outs, out)
 	}
