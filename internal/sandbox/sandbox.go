@@ -131,6 +131,16 @@ type Limits struct {
 	// MaxConcurrentToolCalls caps the tool calls in flight at once. A call
 	// over the cap fails the run; calls are never queued.
 	MaxConcurrentToolCalls int
+	// MaxErrorMessageBytes caps the message of an error Run returns or a
+	// program sees for a failed tool call; a longer one is cut and says
+	// how long it was. Error names are cut at 256 bytes.
+	MaxErrorMessageBytes int
+	// MaxNestingDepth bounds how deeply the program nests, estimated from
+	// its tokens before it is compiled: brackets, template substitutions
+	// and chains of operators, keywords and calls that the compiler
+	// handles recursively each count. A deeper program fails with
+	// CODE_MODE_USER_ERROR, name SyntaxError.
+	MaxNestingDepth int
 }
 
 // DefaultLimits returns the limits used for zero fields of [Limits].
@@ -146,6 +156,8 @@ func DefaultLimits() Limits {
 		MaxToolOutputBytes:     4 << 20,
 		MaxToolCalls:           256,
 		MaxConcurrentToolCalls: 32,
+		MaxErrorMessageBytes:   8 << 10,
+		MaxNestingDepth:        1000,
 	}
 }
 
@@ -173,6 +185,8 @@ func (l Limits) Resolve() (Limits, error) {
 		{"MaxToolOutputBytes", &l.MaxToolOutputBytes, d.MaxToolOutputBytes},
 		{"MaxToolCalls", &l.MaxToolCalls, d.MaxToolCalls},
 		{"MaxConcurrentToolCalls", &l.MaxConcurrentToolCalls, d.MaxConcurrentToolCalls},
+		{"MaxErrorMessageBytes", &l.MaxErrorMessageBytes, d.MaxErrorMessageBytes},
+		{"MaxNestingDepth", &l.MaxNestingDepth, d.MaxNestingDepth},
 	} {
 		switch {
 		case *f.v < 0:
@@ -251,13 +265,12 @@ type Result struct {
 }
 
 // Run runs one program and returns its result. Every failure is an *Error.
-// Run returns only after every goroutine it started has ended, except tool
-// calls that ignore the cancellation of their context (see [CallTool]).
+// Run returns within Limits.Timeout plus 250 ms, and within 250 ms of the
+// cancellation of ctx, whatever the program does; by then every goroutine it
+// started has ended, except tool calls that ignore the cancellation of their
+// context (see [CallTool]).
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	return run(ctx, opts, defaultEngine)
-}
-
-func run(ctx context.Context, opts Options, eng engine) (*Result, error) {
+	start := time.Now()
 	limits, err := opts.Limits.Resolve()
 	if err != nil {
 		return nil, err
@@ -270,12 +283,24 @@ func run(ctx context.Context, opts Options, eng engine) (*Result, error) {
 	if ctx.Err() != nil {
 		return nil, abortedError(ctx)
 	}
-	script, serr := compileSource(opts.Source)
-	if serr != nil {
-		return nil, serr
+	key := sourceKey(opts.Source)
+	entry, cached := transforms.get(key)
+	if !cached || entry.depth > limits.MaxNestingDepth {
+		depth, serr := checkNesting(opts.Source, limits.MaxNestingDepth)
+		if serr != nil {
+			return nil, serr
+		}
+		entry.depth = depth
 	}
-	r := newRunner(ctx, opts, limits, eng)
-	return r.run(script)
+	ok, limit := workers.admit()
+	if !ok {
+		return nil, newError(CodeConcurrencyLimit, fmt.Sprintf(
+			"Too many programs are running at once: at most %d may run at the same time in this process.", limit)).
+			withDetails(map[string]any{"maxConcurrentRuns": limit})
+	}
+	defer workers.release()
+	h := &hostRun{ctx: ctx, opts: opts, limits: limits, key: key, depth: entry.depth, deadline: start.Add(limits.Timeout)}
+	return h.run(entry, cached)
 }
 
 func abortedError(ctx context.Context) *Error {
