@@ -40,7 +40,6 @@ type hostRun struct {
 	opts     Options
 	limits   Limits
 	key      [32]byte
-	depth    int
 	deadline time.Time
 
 	w        *worker
@@ -113,7 +112,7 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 	l := h.limits
 	e := newFrame(frameRun).uint(h.id).uint(uint64(max(time.Until(h.deadline), 0)))
 	for _, v := range []int{l.MemoryBytes, l.StackBytes, l.MaxResultBytes, l.MaxToolInputBytes,
-		l.MaxConsoleBytes, l.MaxToolCalls, l.MaxConcurrentToolCalls, l.MaxErrorMessageBytes} {
+		l.MaxConsoleBytes, l.MaxToolCalls, l.MaxConcurrentToolCalls, l.MaxErrorMessageBytes, l.MaxNestingDepth} {
 		e.int(v)
 	}
 	e.uint(flags).int(entry.shift).str(text)
@@ -165,8 +164,9 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 			switch fr.f.typ {
 			case frameTransformed:
 				t := transformed{script: fr.d.str(), shift: fr.d.int()}
+				depth := fr.d.int()
 				if fr.d.err == nil {
-					transforms.put(h.key, cacheEntry{transformed: t, depth: h.depth})
+					transforms.put(h.key, cacheEntry{transformed: t, depth: depth})
 				}
 			case frameConsole:
 				if e := h.consoleLine(fr.d); e != nil {
@@ -509,7 +509,7 @@ func capError(e *Error, maxMessage int) *Error {
 		c.Name = truncateUTF8(c.Name, maxErrorNameBytes)
 	}
 	if n := len(c.Message); n > maxMessage {
-		const more = "… (%d bytes in all)"
+		const more = "... (%d bytes in all)"
 		suffix := fmt.Sprintf(more, n)
 		c.Message = truncateUTF8(c.Message, max(maxMessage-len(suffix), 0)) + suffix
 	}

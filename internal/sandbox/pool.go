@@ -66,6 +66,9 @@ func MaxConcurrentRuns() int {
 // workers is the process's pool of worker processes.
 var workers workerPool
 
+// allWorkers holds every live worker process, idle or busy.
+var allWorkers sync.Map // *worker -> struct{}
+
 // workerPool admits runs and keeps idle worker processes, each with a realm
 // prepared for its next run. Idle workers cost no goroutine in this process.
 type workerPool struct {
@@ -225,6 +228,7 @@ func (w *worker) kill() {
 	w.wmu.Unlock()
 	_ = w.cmd.Wait()
 	_ = w.out.Close()
+	allWorkers.Delete(w)
 }
 
 var (
@@ -288,6 +292,7 @@ func startWorker() (_ *worker, err error) {
 	// Blocking mode, as in the worker (see serveWorker).
 	_, _ = inW.Fd(), outR.Fd()
 	w := &worker{cmd: cmd, in: inW, ctrl: ctrlW, out: outR, r: bufio.NewReaderSize(outR, 64<<10)}
+	allWorkers.Store(w, struct{}{})
 	if _, err := inW.Write(newFrame(framePrelude).uint(0).str(string(preludeCode)).bytes()); err != nil {
 		w.kill()
 		return nil, err

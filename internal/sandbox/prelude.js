@@ -732,12 +732,13 @@
     }
   }
 
-  // clip cuts s to n characters, saying how long it was.
+  // clip cuts s to at most n characters, saying how long it was.
   function clip(s, n) {
     if (s.length <= n) {
       return s;
     }
-    return apply(stringSlice, s, [0, n]) + "\u2026 (" + s.length + " characters in all)";
+    const suffix = "... (" + s.length + " characters in all)";
+    return apply(stringSlice, s, [0, n > suffix.length ? n - suffix.length : 0]) + suffix;
   }
 
   function describe(e) {

@@ -23,7 +23,7 @@ import (
 //
 // Worker to host (after a greeting, helloMagic):
 //
-//	'X' transformed: id, script, shift
+//	'X' transformed: id, script, shift, nesting depth
 //	'C' tool call:   id, request id, seq, name, input
 //	'L' console:     id, stream, line
 //	'D' done:        id, report kind, then value / error JSON / request id

@@ -24,6 +24,7 @@ func relayout(input, gen, mappings string) (string, int) {
 	out.Grow(len(gen) + len(gen)/4)
 	outLine, outCol := 1, 0 // position in out: 1-based line, 0-based column in code points
 	shift := -1
+	var cols columnCursor
 
 	var (
 		lineEnd   int
@@ -123,7 +124,7 @@ func relayout(input, gen, mappings string) (string, int) {
 		if target != outLine {
 			continue
 		}
-		col := codePointColumn(lines[srcLine], srcCol)
+		col := cols.column(lines, srcLine, srcCol)
 		if target == 1 {
 			if shift < 0 {
 				shift = max(outCol-col, 0)
@@ -175,18 +176,25 @@ func utf16Len(r rune) int {
 	return 1
 }
 
-// codePointColumn converts the UTF-16 column col of line to code points, the
-// unit the engine counts columns in.
-func codePointColumn(line string, col int) int {
-	n, units := 0, 0
-	for _, r := range line {
-		if units >= col {
-			break
-		}
-		units += utf16Len(r)
-		n++
+// columnCursor converts UTF-16 columns of input lines to code points, the
+// unit the engine counts columns in. Successive columns of a line mostly
+// grow, so it goes on from the last one instead of from the line's start.
+type columnCursor struct {
+	line, units, points, off int
+}
+
+func (c *columnCursor) column(lines []string, line, col int) int {
+	if line != c.line || col < c.units {
+		*c = columnCursor{line: line}
 	}
-	return n
+	s := lines[line]
+	for c.off < len(s) && c.units < col {
+		r, n := utf8.DecodeRuneInString(s[c.off:])
+		c.off += n
+		c.units += utf16Len(r)
+		c.points++
+	}
+	return c.points
 }
 
 const base64Digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

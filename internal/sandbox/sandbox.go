@@ -285,12 +285,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	key := sourceKey(opts.Source)
 	entry, cached := transforms.get(key)
-	if !cached || entry.depth > limits.MaxNestingDepth {
-		depth, serr := checkNesting(opts.Source, limits.MaxNestingDepth)
-		if serr != nil {
-			return nil, serr
-		}
-		entry.depth = depth
+	if cached && entry.depth > limits.MaxNestingDepth {
+		// Compiled before under a higher limit: the worker checks again.
+		cached = false
 	}
 	ok, limit := workers.admit()
 	if !ok {
@@ -299,7 +296,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			withDetails(map[string]any{"maxConcurrentRuns": limit})
 	}
 	defer workers.release()
-	h := &hostRun{ctx: ctx, opts: opts, limits: limits, key: key, depth: entry.depth, deadline: start.Add(limits.Timeout)}
+	h := &hostRun{ctx: ctx, opts: opts, limits: limits, key: key, deadline: start.Add(limits.Timeout)}
 	return h.run(entry, cached)
 }
 

@@ -182,7 +182,7 @@ func decodeRun(id uint64, d *decoder) *workerRun {
 	run.deadline = time.Now().Add(remaining)
 	l := &run.limits
 	for _, p := range []*int{&l.MemoryBytes, &l.StackBytes, &l.MaxResultBytes, &l.MaxToolInputBytes,
-		&l.MaxConsoleBytes, &l.MaxToolCalls, &l.MaxConcurrentToolCalls, &l.MaxErrorMessageBytes} {
+		&l.MaxConsoleBytes, &l.MaxToolCalls, &l.MaxConcurrentToolCalls, &l.MaxErrorMessageBytes, &l.MaxNestingDepth} {
 		*p = d.int()
 	}
 	flags := d.uint()
@@ -200,12 +200,15 @@ func (c *workerConn) serve(s *session, run *workerRun) {
 	limitWorkerMemory(run.limits.MemoryBytes)
 	t := transformed{script: run.text, shift: run.shift}
 	if !run.isScript {
-		var serr *Error
-		if t, serr = transformSource(run.text); serr != nil {
+		depth, serr := checkNesting(run.text, run.limits.MaxNestingDepth)
+		if serr == nil {
+			t, serr = transformSource(run.text)
+		}
+		if serr != nil {
 			c.sendDone(run.id, report{kind: reportError, err: serr})
 			return
 		}
-		c.write(newFrame(frameTransformed).uint(run.id).str(t.script).int(t.shift))
+		c.write(newFrame(frameTransformed).uint(run.id).str(t.script).int(t.shift).int(depth))
 	}
 	if run.stopped.Load() || !time.Now().Before(run.deadline) {
 		c.sendDone(run.id, report{kind: reportInterrupted})
