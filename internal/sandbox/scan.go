@@ -17,7 +17,9 @@ import (
 // open bracket (including template literals and their substitutions) counts
 // one level. Within a bracket, every operator, operator-like keyword (typeof,
 // new, await, if, else, return ...), member access and call counts one more
-// level, because the parser nests each of them in the next; a statement end
+// level, because the parser nests each of them in the next (an arrow counts
+// four: the transform's work on nested arrow functions grows much faster
+// than their depth); a statement end
 // (`;`, a line break where one would be inserted, the end of a block), a
 // comma that separates items of a list and the start of a case clause start
 // the count again. The estimate is high for long flat chains (a + b + ... is
@@ -55,6 +57,9 @@ func lineCol(src string, at int) (line, col int) {
 	}
 	return line, utf8.RuneCountInString(src[start:min(at, len(src))]) + 1
 }
+
+// arrowWeight is how many levels an arrow (=>) counts.
+const arrowWeight = 4
 
 // scanFrame is an open bracket.
 type scanFrame struct {
@@ -464,6 +469,11 @@ func (s *scanner) punct(c byte) {
 	op := src[s.i : s.i+n]
 	s.i += n
 	s.top().chain++
+	if op == "=>" {
+		// The transform's work on nested arrow functions grows with the
+		// cube of their depth.
+		s.top().chain += arrowWeight - 1
+	}
 	postfix := (op == "++" || op == "--") && s.prevExpr
 	s.arrow = op == "=>"
 	s.prevExpr = postfix

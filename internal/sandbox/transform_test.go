@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -136,4 +137,46 @@ return f(a.x) + f(3);`
 	e := runErr(t, src, Options{})
 	assert.Equal(t, "boom 3", e.Message)
 	assert.Equal(t, "    at f (code-mode.js:5:20)\n    at <anonymous> (code-mode.js:11:18)", e.Details["stack"])
+}
+
+// FuzzTransform runs the nesting check and the transform, in this process,
+// on arbitrary sources: a source the check lets through must not make the
+// transform crash or take long, and the transformed script must keep the
+// program's line count.
+func FuzzTransform(f *testing.F) {
+	for _, src := range nestedSources() {
+		f.Add(src[:min(len(src), 20000)])
+	}
+	for _, p := range runaways {
+		f.Add(p.src)
+	}
+	for _, seed := range []string{
+		"return (\n 1\n)", "a\n++b", "x = a\n/re/g.test(s)", "if (a) /re/.test(b)", "x = {} / 2",
+		"const f = async\nfunction () {}", "let x = `a${`b${c}`}`", "/*\n*/ return 1", "label: for (;;) break label",
+		"x = a ? b : c ? d : e", "class A { static x = 1; #y = 2; get z() { return this.#y } }",
+		"enum E { A, B }; return E.B", "function f<T>(x: T): T { return x } return f<number>(1)",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 64<<10 {
+			return
+		}
+		if _, serr := checkNesting(src, DefaultLimits().MaxNestingDepth); serr != nil {
+			return
+		}
+		start := time.Now()
+		tr, serr := transformSource(src)
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("the transform of %d bytes took %v", len(src), d)
+		}
+		if serr != nil {
+			return
+		}
+		// Lines are only added, never removed, up to the program's own
+		// last line.
+		if n, m := strings.Count(src, "\n"), strings.Count(tr.script, "\n"); strings.IndexByte(src, '\r') < 0 && m < n && !strings.Contains(src, "`") {
+			t.Errorf("the script has %d lines, the program %d", m, n)
+		}
+	})
 }

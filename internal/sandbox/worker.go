@@ -23,6 +23,11 @@ const (
 // bounded by Limits.MemoryBytes.
 const workerGoMemory = 96 << 20
 
+// replySpin is how long a reader waiting for the other process spins before
+// it sleeps: a fast tool's settlement, or the next call of a program
+// awaiting its calls one by one, usually arrives sooner.
+const replySpin = 50 * time.Microsecond
+
 // maxHostFrame bounds a frame a worker accepts from its host.
 const maxHostFrame = 1 << 30
 
@@ -62,7 +67,7 @@ func serveWorker(in, out *os.File) int {
 	_, _ = in.Fd(), out.Fd()
 	debug.SetMemoryLimit(workerGoMemory)
 
-	c := &workerConn{out: out, r: bufio.NewReaderSize(in, 64<<10)}
+	c := &workerConn{in: in, out: out, r: bufio.NewReaderSize(in, 64<<10)}
 	if _, err := out.Write([]byte(helloMagic)); err != nil {
 		return 1
 	}
@@ -94,6 +99,7 @@ func serveWorker(in, out *os.File) int {
 // workerConn is a worker's side of the connection to its host. Only the
 // goroutine running the session reads r and writes to out.
 type workerConn struct {
+	in  *os.File
 	r   *bufio.Reader
 	out *os.File
 	cur atomic.Pointer[workerRun]
@@ -271,6 +277,9 @@ func (c *workerConn) next(deadline time.Time) (settlement, bool) {
 	for {
 		if run.stopped.Load() {
 			return settlement{}, false
+		}
+		if c.r.Buffered() == 0 {
+			awaitInput(c.in, replySpin)
 		}
 		f, d, id := c.read()
 		if id != run.id {
