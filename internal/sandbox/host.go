@@ -249,9 +249,6 @@ func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}) {
 		w.greeted = true
 	}
 	for {
-		if w.r.Buffered() == 0 {
-			awaitInput(w.out, replySpin)
-		}
 		f, err := readFrame(w.r, h.maxFrame)
 		if err != nil {
 			if err == io.EOF {

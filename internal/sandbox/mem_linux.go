@@ -51,9 +51,9 @@ func growPipe(f *os.File) {
 	}
 }
 
-// awaitInput spins for up to d until the pipe f reads from holds data, so
+// awaitInput polls for up to d until the pipe f reads from holds data, so
 // that a reply arriving within d is read without the thread going to sleep
-// and being woken again, which costs tens of microseconds on a busy machine.
+// and being woken again.
 func awaitInput(f *os.File, d time.Duration) {
 	rc, err := f.SyscallConn()
 	if err != nil {

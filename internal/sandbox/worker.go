@@ -23,10 +23,11 @@ const (
 // bounded by Limits.MemoryBytes.
 const workerGoMemory = 96 << 20
 
-// replySpin is how long a reader waiting for the other process spins before
-// it sleeps: a fast tool's settlement, or the next call of a program
-// awaiting its calls one by one, usually arrives sooner.
-const replySpin = 50 * time.Microsecond
+// replySpin is how long a worker waiting for a tool's settlement polls its
+// pipe before it sleeps. A fast tool's settlement usually arrives sooner,
+// and a thread that slept resumes the program on cold caches: its next
+// stretch of JavaScript then takes several times as long.
+const replySpin = 100 * time.Microsecond
 
 // maxHostFrame bounds a frame a worker accepts from its host.
 const maxHostFrame = 1 << 30
