@@ -150,7 +150,7 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 		h.stopping.Store(true)
 		h.cancelRun(e)
 		ctxDone = nil
-		_ = w.send(h.id, newFrame(frameInterrupt).uint(h.id))
+		w.interrupt(h.id)
 		grace = time.After(interruptGrace)
 	}
 	for !finished && died == nil {

@@ -184,9 +184,10 @@ type worker struct {
 	r       *bufio.Reader
 	greeted bool // its greeting was read
 
-	wmu    sync.Mutex
-	active uint64 // the run whose frames may be written, 0 for none
+	wmu    sync.Mutex // guards in, active and dead
+	active uint64     // the run whose frames may be written, 0 for none
 	dead   bool
+	cmu    sync.Mutex // guards ctrl
 }
 
 var errStale = errors.New("sandbox: the run is over")
@@ -198,16 +199,29 @@ func (w *worker) send(id uint64, e *encoder) error {
 	if w.dead || w.active != id {
 		return errStale
 	}
-	b := e.bytes()
-	if b[0] == frameInterrupt && w.ctrl != nil {
-		// Also on the control pipe, which the worker reads while the
-		// program runs; the data pipe it reads only while it waits.
-		if _, err := w.ctrl.Write(b); err != nil {
-			return err
-		}
-	}
-	_, err := w.in.Write(b)
+	_, err := w.in.Write(e.bytes())
 	return err
+}
+
+// interrupt asks the worker to stop run id, without ever waiting for a
+// settlement being written: a large one blocks while the program runs and
+// the worker does not read its standard input. The control pipe, which the
+// worker always reads, interrupts a running program; the interrupt on the
+// standard input wakes a worker waiting for a settlement, and is left out
+// when a settlement is being written, which wakes it as well.
+func (w *worker) interrupt(id uint64) {
+	b := newFrame(frameInterrupt).uint(id).bytes()
+	if w.ctrl != nil {
+		w.cmu.Lock()
+		_, _ = w.ctrl.Write(b)
+		w.cmu.Unlock()
+	}
+	if w.wmu.TryLock() {
+		if !w.dead && w.active == id {
+			_, _ = w.in.Write(b)
+		}
+		w.wmu.Unlock()
+	}
 }
 
 func (w *worker) setActive(id uint64) {
@@ -222,10 +236,12 @@ func (w *worker) kill() {
 	w.wmu.Lock()
 	w.dead = true
 	_ = w.in.Close()
-	if w.ctrl != nil {
-		_ = w.ctrl.Close()
-	}
 	w.wmu.Unlock()
+	if w.ctrl != nil {
+		w.cmu.Lock()
+		_ = w.ctrl.Close()
+		w.cmu.Unlock()
+	}
 	_ = w.cmd.Wait()
 	_ = w.out.Close()
 	allWorkers.Delete(w)

@@ -42,10 +42,17 @@ for (let i = 0; i < 7000; i++) a[i] = (i * 7919) % 7001;
 for (let n = 7000; n < a.length; n *= 2) a.copyWithin(n, 0, n);
 a.sort(); for (;;) {}`},
 	{"stalled tool and a loop", "tools.wait({}).catch(() => {}); for (;;) {}"},
+	{"large output while running", "tools.big({}).then(() => {}); for (;;) {}"},
 }
 
 func TestHardStop(t *testing.T) {
-	waiting := func(ctx context.Context, _ ToolCall) (json.RawMessage, error) {
+	big := json.RawMessage(`"` + strings.Repeat("x", 3<<20) + `"`)
+	waiting := func(ctx context.Context, c ToolCall) (json.RawMessage, error) {
+		if c.Name == "big" {
+			// More than the pipe holds: the write waits for a worker
+			// that does not read while the program runs.
+			return big, nil
+		}
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
