@@ -154,6 +154,7 @@ func FuzzToolOutput(f *testing.F) {
 		`[` + strings.Repeat(`"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",`, 3000) + `0]`,
 		`"` + strings.Repeat("\\u00e9", 50000) + `"`,
 		`"` + strings.Repeat("x", 1<<20) + `"`,
+		`"` + strings.Repeat("x", 1<<20),
 		`[` + strings.Repeat(`{"k":"v","n":[1,2.5,-3e9]},`, 1000) + `0]`,
 	} {
 		f.Add([]byte(seed))
@@ -248,13 +249,15 @@ return [first, second, third];`
 			if kind != "ok" || detail != "undefined" {
 				t.Errorf("empty output: got %v", reads[0])
 			}
+		case len(output) > maxOutput:
+			// The size is checked first: an output over the limit is not
+			// scanned at all.
+			if kind != "error" || detail != CodeSerialization {
+				t.Errorf("output over the limit: got %v", reads[0])
+			}
 		case !json.Valid(output):
 			if kind != "error" || detail != CodeHostToolError {
 				t.Errorf("invalid JSON %q: got %v", truncate(output), reads[0])
-			}
-		case len(output) > maxOutput:
-			if kind != "error" || detail != CodeSerialization {
-				t.Errorf("output over the limit: got %v", reads[0])
 			}
 		case kind == "error":
 			// Valid JSON the engine cannot hold: too deep or too large.

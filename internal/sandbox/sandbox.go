@@ -67,7 +67,8 @@
 // holds only that marker and the variables the Go runtime, the race
 // detector, coverage and time zones read (GODEBUG, GORACE, GOTRACEBACK,
 // GOCOVERDIR, GOMAXPROCS, TZ, SYSTEMROOT), so no credentials of the host
-// reach it, and it sits in a process group of its own. On Linux its private
+// reach it, and it sits in a process group of its own; its standard error
+// is the host's, where a crash of the engine shows up. On Linux its private
 // memory is capped at what it had mapped plus the run's memory limit plus
 // 256 MiB, so that even a source built to blow up the transform costs that
 // worker only. A worker ends when its host process does.
