@@ -84,8 +84,12 @@
 //     progress.
 //   - The first run of a process waits for a worker to start, a few
 //     milliseconds (more under the race detector).
-//   - Every tool call crosses between the processes twice, tens of
-//     microseconds each way on a busy machine.
+//   - Every tool call crosses between the processes twice, and a process
+//     that waited resumes on cold caches: measured on a shared two-core
+//     machine, a program awaiting 100 instant tool calls one after the
+//     other took about 9 ms where running in the calling process took
+//     about 5 ms, while a trivial run took 0.9 ms instead of 1.1 ms, as
+//     the engine and prelude are prepared before the run.
 //   - A program stopped by ending its worker costs a new process.
 //   - A program that imports this package runs the initialisation of the
 //     packages initialised before it in every worker too, and must not
