@@ -87,8 +87,24 @@ func FuzzRun(f *testing.F) {
 		"}); (function(){",
 		"\x00\xff`${",
 		"async function* g() { yield* g() } for await (const x of g()) {}",
+		"throw new Error('x'.repeat(30 * 1024 * 1024))",
+		"console.log(Array.from({ length: 1e6 }, (_, i) => i)); return 'ok'",
+		"Error.prototype.toString = () => 'x'; return String(new Error('m'))",
+		"throw new InternalError('out of memory')",
+		"function f() { throw new TypeError('t') } [1].map(f)",
+		strings.Repeat("{", 40000) + strings.Repeat("}", 40000),
+		"x = " + strings.Repeat("(", 3000) + "1" + strings.Repeat(")", 3000),
+		"x = " + strings.Repeat("`${", 2000) + "1" + strings.Repeat("}`", 2000),
+		strings.Repeat("if (a) ", 5000) + ";",
+		"x = " + strings.Repeat("!", 20000) + "a",
+		"x = a" + strings.Repeat(".a", 10000),
+		"return (\n 1\n)",
+		"a\n++b",
 	} {
 		f.Add(seed)
+	}
+	for _, p := range runaways {
+		f.Add(p.src)
 	}
 	tool := func(ctx context.Context, c ToolCall) (json.RawMessage, error) {
 		if c.Name == "x" {
@@ -106,8 +122,12 @@ func FuzzRun(f *testing.F) {
 				Limits:   Limits{Timeout: 100 * time.Millisecond, MemoryBytes: 8 << 20, StackBytes: 256 << 10, MaxConsoleBytes: 1024},
 			})
 			if err != nil {
-				if _, ok := err.(*Error); !ok {
+				e, ok := err.(*Error)
+				switch {
+				case !ok:
 					t.Errorf("error %T is not an *Error: %v", err, err)
+				case strings.Contains(e.Message, "ended unexpectedly"):
+					t.Errorf("the worker crashed: %v", e)
 				}
 			}
 		}()
@@ -134,6 +154,7 @@ func FuzzToolOutput(f *testing.F) {
 		`[` + strings.Repeat(`"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",`, 3000) + `0]`,
 		`"` + strings.Repeat("\\u00e9", 50000) + `"`,
 		`"` + strings.Repeat("x", 1<<20) + `"`,
+		`"` + strings.Repeat("x", 1<<20),
 		`[` + strings.Repeat(`{"k":"v","n":[1,2.5,-3e9]},`, 1000) + `0]`,
 	} {
 		f.Add([]byte(seed))
@@ -228,13 +249,15 @@ return [first, second, third];`
 			if kind != "ok" || detail != "undefined" {
 				t.Errorf("empty output: got %v", reads[0])
 			}
+		case len(output) > maxOutput:
+			// The size is checked first: an output over the limit is not
+			// scanned at all.
+			if kind != "error" || detail != CodeSerialization {
+				t.Errorf("output over the limit: got %v", reads[0])
+			}
 		case !json.Valid(output):
 			if kind != "error" || detail != CodeHostToolError {
 				t.Errorf("invalid JSON %q: got %v", truncate(output), reads[0])
-			}
-		case len(output) > maxOutput:
-			if kind != "error" || detail != CodeSerialization {
-				t.Errorf("output over the limit: got %v", reads[0])
 			}
 		case kind == "error":
 			// Valid JSON the engine cannot hold: too deep or too large.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// engine is the JavaScript engine behind the runner. The runner needs only a
+// engine is the JavaScript engine behind a session. A session needs only a
 // fresh realm per run, string-typed host functions, evaluation of two scripts
 // whose completion values are functions, calls of those functions and a
 // microtask drain, so another engine can be plugged in by implementing these
@@ -14,7 +14,7 @@ type engine interface {
 	newRealm(cfg realmConfig) (realm, error)
 }
 
-// realmConfig holds the per-realm resource limits.
+// realmConfig holds the resource limits a realm starts with.
 type realmConfig struct {
 	memoryBytes int
 	stackBytes  int
@@ -35,24 +35,33 @@ type jsFunction interface {
 type realm interface {
 	// define installs fn as a configurable global function called name.
 	define(name string, fn hostFunc) error
-	// evalFunction evaluates script as a global script and returns its
-	// completion value, which must be a function. When reused is set the
-	// same script is evaluated by many realms, and the engine may keep a
-	// compiled form of it.
-	evalFunction(script string, reused bool) (jsFunction, error)
+	// evalFunction evaluates script as a global script whose stack frames
+	// name file, and returns its completion value, which must be a
+	// function. When reused is set the same script is evaluated by many
+	// realms, and the engine may keep a compiled form of it.
+	evalFunction(script, file string, reused bool) (jsFunction, error)
 	// call calls fn with arguments that are strings or jsFunctions of this
 	// realm and discards the result.
 	call(fn jsFunction, args ...any) error
 	// runJobs runs pending promise jobs until none is left or the realm is
 	// interrupted.
 	runJobs() error
-	// setTimeLimit bounds the time JavaScript may run from the next call
-	// into the realm, counted afresh by every such call. d must be positive.
-	setTimeLimit(d time.Duration)
-	// interrupt stops the JavaScript running now, or the next that runs
-	// before the next call into the realm starts. It is safe from any
+	// setLimits changes the memory and stack limits. Memory already in use
+	// stays allocated and counts against the new limit.
+	setLimits(cfg realmConfig)
+	// setDeadline makes the realm interrupt itself once the monotonic clock
+	// passes t. The zero time means no deadline.
+	setDeadline(t time.Time)
+	// interrupt stops the JavaScript running now and any that runs later:
+	// an interrupted realm stays interrupted. It is safe from any
 	// goroutine, also during and after close.
 	interrupt()
+	// interrupted reports whether the realm was interrupted, by interrupt
+	// or its deadline.
+	interrupted() bool
+	// memoryExhausted reports whether the engine refused an allocation for
+	// going over the memory limit since the realm was created.
+	memoryExhausted() bool
 	// close releases the realm.
 	close()
 }
@@ -61,7 +70,10 @@ type realm interface {
 type scriptError struct {
 	name    string
 	message string
-	// outOfMemory is set when the engine reports its memory limit.
+	stack   string
+	// outOfMemory is set when the engine ran out of memory and the
+	// exception is the one it throws then (an InternalError "out of
+	// memory", or null when it could not even allocate that).
 	outOfMemory bool
 }
 

@@ -14,6 +14,10 @@ const (
 	CodeTimeout = "CODE_MODE_TIMEOUT"
 	// CodeAborted reports that the caller's context ended the run.
 	CodeAborted = "CODE_MODE_ABORTED"
+	// CodeConcurrencyLimit reports that the process already runs as many
+	// programs as [MaxConcurrentRuns] allows. Details carry
+	// "maxConcurrentRuns".
+	CodeConcurrencyLimit = "CODE_MODE_CONCURRENCY_LIMIT"
 	// CodeSourceTooLarge reports a program over Limits.MaxSourceBytes.
 	// Details carry "bytes" and "maxBytes".
 	CodeSourceTooLarge = "CODE_MODE_SOURCE_TOO_LARGE"
@@ -80,6 +84,8 @@ func defaultName(code string) string {
 		return "CodeModeTimeoutError"
 	case CodeAborted:
 		return "CodeModeAbortedError"
+	case CodeConcurrencyLimit:
+		return "CodeModeConcurrencyError"
 	case CodeSourceTooLarge:
 		return "CodeModeSourceTooLargeError"
 	case CodeBridgeLimit:

@@ -11,9 +11,11 @@
   const hostCall = g.__sandbox_call; // (name, inputJSON) -> request id
   const hostConsole = g.__sandbox_console; // (stream, line) -> "1" while accepting
   const hostDone = g.__sandbox_done; // (kind, payload, unobservedJSON)
+  const hostMemory = g.__sandbox_memory; // () -> "1" once the engine refused an allocation
   delete g.__sandbox_call;
   delete g.__sandbox_console;
   delete g.__sandbox_done;
+  delete g.__sandbox_memory;
 
   // Intrinsics used below, taken before the program can touch anything.
   const $Object = Object;
@@ -50,6 +52,9 @@
   const typedArrayTag = getOwnPropertyDescriptor(TypedArray.prototype, $Symbol.toStringTag).get;
   const arrayBufferByteLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
   const InternalErrorProto = typeof InternalError === "function" ? InternalError.prototype : undefined;
+  const isError = typeof $Error.isError === "function" ? $Error.isError : () => true;
+  const stringStartsWith = $String.prototype.startsWith;
+  const stringSlice = $String.prototype.slice;
   const symbolToString = $Symbol.prototype.toString;
   const numberValueOf = $Number.prototype.valueOf;
   const stringValueOf = $String.prototype.valueOf;
@@ -123,7 +128,9 @@
   // Error subclass fail, because an inherited read-only property cannot be
   // shadowed by assignment. For the properties programs commonly assign,
   // keep the value behind an accessor whose setter defines an own property
-  // on the receiver, as an assignment would on an unfrozen prototype.
+  // on the receiver, as an assignment would on an unfrozen prototype. An
+  // assignment to the frozen prototype itself is ignored, as in sloppy code
+  // (a setter cannot tell strict code, which would get a TypeError).
   function keepAssignable(obj, key) {
     const d = getOwnPropertyDescriptor(obj, key);
     if (d === undefined || !("value" in d) || !d.configurable) {
@@ -137,7 +144,7 @@
           return; // a primitive receiver keeps nothing, as in sloppy code
         }
         if (this === obj) {
-          throw new $TypeError("Cannot assign to read only property '" + $String(key) + "'");
+          return;
         }
         defineProperty(this, key, { value: v, writable: true, enumerable: true, configurable: true });
       },
@@ -167,6 +174,9 @@
   let maxResultBytes = Infinity;
   let maxInputBytes = Infinity;
   let maxConsoleBytes = Infinity;
+  let maxErrorChars = Infinity;
+  const MAX_NAME = 256;
+  const MAX_STACK = 16384;
 
   const CREATED = 0;
   const OBSERVED = 1;
@@ -448,17 +458,19 @@
       if (depth > MAX_DEPTH) return "[Map]";
       prefix = "Map(" + size + ") ";
       for (const [k, v] of apply(mapEntries, value, [])) {
-        if (items.length >= MAX_ITEMS) { extra++; continue; }
+        if (items.length >= MAX_ITEMS) break;
         items.push(inspect(k, depth + 1, seen) + " => " + inspect(v, depth + 1, seen));
       }
+      extra = size - items.length;
     } else if (isBrand(setSizeGetter, value)) {
       const size = apply(setSizeGetter, value, []);
       if (depth > MAX_DEPTH) return "[Set]";
       prefix = "Set(" + size + ") ";
       for (const v of apply(setValues, value, [])) {
-        if (items.length >= MAX_ITEMS) { extra++; continue; }
+        if (items.length >= MAX_ITEMS) break;
         items.push(inspect(v, depth + 1, seen));
       }
+      extra = size - items.length;
     } else if (apply(typedArrayTag, value, []) !== undefined) {
       const tag = apply(typedArrayTag, value, []);
       if (depth > MAX_DEPTH) return "[" + tag + "]";
@@ -504,9 +516,11 @@
         return ctor === null || ctor === "" || ctor === "Object" ? "[Object]" : "[" + ctor + "]";
       }
     }
-    // Own enumerable properties other than array indices.
+    // Own enumerable properties other than array indices. Listing the keys
+    // of a long array would make a string of every index, so its other
+    // properties are left out once its items do not all fit.
     const arrayLike = open === "[";
-    const keys = ownKeys(value);
+    const keys = arrayLike && extra > 0 ? [] : ownKeys(value);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       if (arrayLike && typeof key === "string" && $String($Number(key) >>> 0) === key) {
@@ -689,23 +703,42 @@
   // ---------------------------------------------------------------------
   // Completion
 
+  // isOutOfMemory reports whether e is what the engine throws when it runs
+  // out of memory: an InternalError "out of memory" (or "out of memory in
+  // regexp execution"), or null when it cannot even allocate that. A
+  // program can throw the same, so the host is asked too whether the engine
+  // did refuse an allocation in this run.
   function isOutOfMemory(e) {
-    // The engine throws null when it cannot even allocate its error object.
-    if (e === null) {
-      return true;
+    let looksLike = e === null;
+    if (!looksLike && typeof e === "object" && InternalErrorProto !== undefined) {
+      try {
+        if (getPrototypeOf(e) === InternalErrorProto && isError(e)) {
+          const d = getOwnPropertyDescriptor(e, "message");
+          looksLike = d === undefined ||
+            (typeof d.value === "string" && apply(stringStartsWith, d.value, ["out of memory"]));
+        }
+      } catch (err) {
+        return false;
+      }
     }
-    if (typeof e !== "object" || InternalErrorProto === undefined) {
+    if (!looksLike) {
       return false;
     }
     try {
-      if (getPrototypeOf(e) !== InternalErrorProto) {
-        return false;
-      }
-      const d = getOwnPropertyDescriptor(e, "message");
-      return d === undefined || d.value === "out of memory";
+      return hostMemory() === "1";
     } catch (err) {
-      return false;
+      // Only memory can make this call fail.
+      return true;
     }
+  }
+
+  // clip cuts s to at most n characters, saying how long it was.
+  function clip(s, n) {
+    if (s.length <= n) {
+      return s;
+    }
+    const suffix = "... (" + s.length + " characters in all)";
+    return apply(stringSlice, s, [0, n > suffix.length ? n - suffix.length : 0]) + suffix;
   }
 
   function describe(e) {
@@ -723,9 +756,16 @@
         } else if (typeof message !== "string") {
           message = inspectTop(message);
         }
-        return { name, message };
+        let stack;
+        try {
+          const d = getOwnPropertyDescriptor(e, "stack");
+          if (d !== undefined && typeof d.value === "string") {
+            stack = apply(stringSlice, d.value, [0, MAX_STACK]);
+          }
+        } catch (err) { /* a proxy */ }
+        return { name: clip(name, MAX_NAME), message: clip(message, maxErrorChars), stack };
       }
-      return { name: "Error", message: typeof e === "string" ? e : inspectTop(e) };
+      return { name: "Error", message: clip(typeof e === "string" ? e : inspectTop(e), maxErrorChars) };
     } catch (err) {
       return { name: "Error", message: "uncaught exception" };
     }
@@ -793,6 +833,7 @@
     maxResultBytes = l.maxResultBytes;
     maxInputBytes = l.maxToolInputBytes;
     maxConsoleBytes = l.maxConsoleBytes;
+    maxErrorChars = l.maxErrorChars;
     let result;
     try {
       result = apply(main, undefined, []);

@@ -1,13 +1,12 @@
 package sandbox
 
 import (
-	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
+	"strings"
 	"time"
 )
 
@@ -20,75 +19,92 @@ const (
 	hostCallName    = "__sandbox_call"
 	hostConsoleName = "__sandbox_console"
 	hostDoneName    = "__sandbox_done"
+	hostMemoryName  = "__sandbox_memory"
 )
 
-const (
-	// toolExitGrace is how long Run waits, after cancelling them, for tool
-	// calls still running to return.
-	toolExitGrace = 200 * time.Millisecond
-	// interruptRepeat is how often an aborted run re-sends its interrupt,
-	// so that one arriving between two calls into the engine is not lost.
-	interruptRepeat = 2 * time.Millisecond
-	// maxResultBuffer caps the buffer of the channel finished tool calls
-	// report on.
-	maxResultBuffer = 64
-)
+// prewarmLimits are the limits a realm is created and its prelude evaluated
+// under, before the run that uses it is known.
+var prewarmLimits = realmConfig{memoryBytes: 64 << 20, stackBytes: 2 << 20}
 
-// errRunEnded is the cancellation cause tool calls see when the run ended
-// without an error of its own.
-var errRunEnded = errors.New("sandbox: the run ended")
+// hostLink is how a session reaches the host: it hands over tool calls and
+// console lines and waits for settlements. In a worker process it is the
+// connection to the host process.
+type hostLink interface {
+	// sendCall hands a tool call to the host, which answers it with a
+	// settlement of the same id.
+	sendCall(id, seq int, name, input string)
+	// sendConsole hands over one console line kept within the budget.
+	sendConsole(stream, text string)
+	// next blocks until a settlement arrives and returns it. It returns
+	// false once the run is interrupted or its deadline passed.
+	next(deadline time.Time) (settlement, bool)
+}
 
-// runner holds the state of one run. Everything except the channels and the
-// tool goroutines belongs to the goroutine that called Run.
-type runner struct {
-	ctx    context.Context
-	opts   Options
-	limits Limits
-	eng    engine
-
-	realm    realm
-	driver   jsFunction
+// runRequest is what a session needs to know about one run.
+type runRequest struct {
+	script   string // the transformed program
+	shift    int    // columns the wrapper adds to the program's first line
+	limits   Limits
 	deadline time.Time
-	timer    *time.Timer
+	hasTools bool // when false every tool call fails as an unknown tool
+}
+
+// Report kinds: how a run ended, as the host learns it.
+const (
+	reportValue       = 'v' // value holds the JSON of the return value, "" for undefined
+	reportError       = 'e' // err holds the failure
+	reportBridge      = 'b' // the program did not catch the rejection of tool call bridgeID
+	reportInterrupted = 'i' // interrupted by the host or the deadline
+)
+
+// report is the outcome of a run as a session sees it.
+type report struct {
+	kind     byte
+	value    string
+	err      *Error
+	bridgeID int
+}
+
+// session runs programs in one realm whose prelude is already evaluated. It
+// runs on the goroutine that created it.
+type session struct {
+	realm  realm
+	driver jsFunction
+	link   hostLink
+	// setupErr is set when the realm or its prelude failed.
+	setupErr error
+
+	req runRequest
 
 	// Bridge state.
-	nextID   int            // last request id handed to the guest
-	seq      int            // last dispatch number handed to the host
-	running  int            // dispatched calls not yet settled in the guest
-	calls    map[int]*call  // request id -> call not yet settled in the guest
-	ready    []settlement   // settlements waiting to be delivered
-	rejected map[int]*Error // request id -> error its promise was rejected with
+	nextID  int           // last request id handed to the guest
+	seq     int           // last dispatch number handed to the host
+	running int           // dispatched calls not yet settled in the guest
+	calls   map[int]*call // request id -> call not yet settled in the guest
+	ready   []settlement  // settlements waiting to be delivered
+	// rejected holds the errors of calls settled here, not by the host.
+	rejected map[int]*Error
 
 	// Outcome.
 	fatal   *Error   // set by host functions; ends the run
 	outcome *outcome // set when the guest reports completion
 
-	console      []ConsoleLine
 	consoleBytes int
 	consoleFull  bool
-
-	// Tool goroutines.
-	runCtx    context.Context
-	cancelRun context.CancelCauseFunc
-	results   chan settlement
-	stop      chan struct{}
-	tools     sync.WaitGroup
-	watchDone chan struct{}
 }
 
 // call is one bridge request of the program.
 type call struct {
 	name       string
-	dispatched bool // handed to CallTool
+	dispatched bool // handed to the host
 }
 
-// settlement is the result of a bridge request.
+// settlement is the result of a bridge request, ready for the driver:
+// kind "ok" with JSON, "none" for undefined, "error" with a guestError.
 type settlement struct {
-	id       int
-	output   json.RawMessage
-	err      error
-	panicked bool
-	panicVal any
+	id      int
+	kind    string
+	payload string
 }
 
 // outcome is what the guest reported when the program completed.
@@ -98,214 +114,156 @@ type outcome struct {
 	unobserved string
 }
 
-func newRunner(ctx context.Context, opts Options, limits Limits, eng engine) *runner {
-	return &runner{
-		ctx:    ctx,
-		opts:   opts,
-		limits: limits,
-		eng:    eng,
-		calls:  map[int]*call{},
+// newSession creates a realm, installs the host functions and evaluates the
+// prelude. A failure is kept and reported by the run.
+func newSession(eng engine, link hostLink) *session {
+	s := &session{link: link, calls: map[int]*call{}}
+	rlm, err := eng.newRealm(prewarmLimits)
+	if err != nil {
+		s.setupErr = err
+		return s
 	}
-}
-
-func (r *runner) run(script string) (res *Result, err error) {
-	r.deadline = time.Now().Add(r.limits.Timeout)
-	rlm, rerr := r.eng.newRealm(realmConfig{memoryBytes: r.limits.MemoryBytes, stackBytes: r.limits.StackBytes})
-	if rerr != nil {
-		return nil, newError(CodeError, "The JavaScript engine could not be started.").withCause(rerr)
-	}
-	r.realm = rlm
-	r.runCtx, r.cancelRun = context.WithCancelCause(r.ctx)
-	r.stop = make(chan struct{})
-	r.results = make(chan settlement, min(r.limits.MaxConcurrentToolCalls, maxResultBuffer))
-	r.timer = time.NewTimer(time.Until(r.deadline))
-	r.watch()
-	defer func() {
-		var cause error = errRunEnded
-		if err != nil {
-			cause = err
-		}
-		r.shutdown(cause)
-	}()
-	return r.execute(script)
-}
-
-// watch interrupts the engine once the caller's context is done. The
-// interrupt is repeated until the run ends, because the engine clears a
-// pending interrupt when the next call into it starts.
-func (r *runner) watch() {
-	done := r.ctx.Done()
-	if done == nil {
-		return
-	}
-	r.watchDone = make(chan struct{})
-	go func() {
-		defer close(r.watchDone)
-		select {
-		case <-r.stop:
-			return
-		case <-done:
-		}
-		t := time.NewTicker(interruptRepeat)
-		defer t.Stop()
-		for {
-			r.realm.interrupt()
-			select {
-			case <-r.stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-}
-
-// shutdown cancels the tool calls, waits for the goroutines of the run and
-// closes the engine.
-func (r *runner) shutdown(cause error) {
-	r.cancelRun(cause)
-	close(r.stop)
-	r.timer.Stop()
-	if r.watchDone != nil {
-		<-r.watchDone
-	}
-	switch {
-	case r.running == 0:
-		// Every call handed to a goroutine has reported back; the
-		// goroutines are returning.
-		r.tools.Wait()
-	default:
-		done := make(chan struct{})
-		go func() {
-			r.tools.Wait()
-			close(done)
-		}()
-		t := time.NewTimer(toolExitGrace)
-		select {
-		case <-done:
-		case <-t.C:
-		}
-		t.Stop()
-	}
-	r.realm.close()
-}
-
-func (r *runner) execute(script string) (*Result, error) {
+	s.realm = rlm
 	for _, h := range []struct {
 		name string
 		fn   hostFunc
 	}{
-		{hostCallName, r.hostCall},
-		{hostConsoleName, r.hostConsole},
-		{hostDoneName, r.hostDone},
+		{hostCallName, s.hostCall},
+		{hostConsoleName, s.hostConsole},
+		{hostDoneName, s.hostDone},
+		{hostMemoryName, s.hostMemory},
 	} {
-		if err := r.realm.define(h.name, h.fn); err != nil {
-			return nil, r.engineError(err)
+		if err := rlm.define(h.name, h.fn); err != nil {
+			s.setupErr = err
+			return s
 		}
 	}
+	s.driver, s.setupErr = rlm.evalFunction(preludeJS, preludeFile, true)
+	return s
+}
 
-	if e := r.enter(); e != nil {
-		return nil, e
+// broken reports whether the session's realm can no longer be trusted, so
+// that the process running it should end.
+func (s *session) broken() bool {
+	if qr, ok := s.realm.(*qjsRealm); ok {
+		return qr.broken
 	}
-	driver, err := r.realm.evalFunction(preludeJS, true)
-	if e := r.check(err); e != nil {
-		return nil, e
-	}
-	r.driver = driver
+	return false
+}
 
-	if e := r.enter(); e != nil {
-		return nil, e
+func (s *session) close() {
+	if s.realm != nil {
+		s.realm.close()
 	}
-	main, err := r.realm.evalFunction(script, false)
+}
+
+// run runs one program and reports how it ended.
+func (s *session) run(req runRequest) report {
+	s.req = req
+	if s.setupErr != nil {
+		return s.errorReport(s.engineError(s.setupErr))
+	}
+	s.realm.setLimits(realmConfig{memoryBytes: req.limits.MemoryBytes, stackBytes: req.limits.StackBytes})
+	s.realm.setDeadline(req.deadline)
+	rep := s.execute()
+	if rep.kind == reportError && rep.err != nil && rep.err.Code == CodeUserError {
+		rep.err = withStack(rep.err, req.shift)
+	}
+	return rep
+}
+
+func (s *session) errorReport(e *Error) report {
+	if e == nil {
+		return report{kind: reportInterrupted}
+	}
+	return report{kind: reportError, err: e}
+}
+
+func (s *session) execute() report {
+	if s.realm.interrupted() {
+		return report{kind: reportInterrupted}
+	}
+	main, err := s.realm.evalFunction(s.req.script, programFile, false)
 	if err != nil {
 		// Code at the top level of the script, which only exists when the
 		// program closed the wrapper function early, threw, or the engine
 		// rejected the syntax esbuild let through.
 		var se *scriptError
-		if errors.As(err, &se) && !se.outOfMemory && r.fatal == nil && r.ctx.Err() == nil && time.Now().Before(r.deadline) {
-			return nil, &Error{Code: CodeUserError, Name: se.name, Message: se.message}
+		if errors.As(err, &se) && !se.outOfMemory && !s.realm.interrupted() {
+			return s.errorReport(&Error{Code: CodeUserError, Name: se.name, Message: se.message})
 		}
-		if e := r.check(err); e != nil {
-			return nil, e
+		if r, stop := s.check(err); stop {
+			return r
 		}
-		return nil, r.engineError(err)
+		return s.errorReport(s.engineError(err))
 	}
 
-	limits := fmt.Sprintf(`{"maxResultBytes":%d,"maxToolInputBytes":%d,"maxConsoleBytes":%d}`,
-		r.limits.MaxResultBytes, r.limits.MaxToolInputBytes, r.limits.MaxConsoleBytes)
-	if e := r.callDriver("start", main, limits); e != nil {
-		return nil, e
+	l := s.req.limits
+	limits := fmt.Sprintf(`{"maxResultBytes":%d,"maxToolInputBytes":%d,"maxConsoleBytes":%d,"maxErrorChars":%d}`,
+		l.MaxResultBytes, l.MaxToolInputBytes, l.MaxConsoleBytes, l.MaxErrorMessageBytes)
+	if r, stop := s.callDriver("start", main, limits); stop {
+		return r
 	}
-	if e := r.runJobs(); e != nil {
-		return nil, e
+	if r, stop := s.runJobs(); stop {
+		return r
 	}
 	for {
-		if r.outcome != nil {
-			return r.finish()
+		if s.outcome != nil {
+			return s.finish()
 		}
-		if len(r.ready) == 0 {
-			if len(r.calls) == 0 {
+		if len(s.ready) == 0 {
+			if len(s.calls) == 0 {
 				// Nothing can resume the program any more.
-				if e := r.callDriver("stalled"); e != nil {
-					return nil, e
+				if r, stop := s.callDriver("stalled"); stop {
+					return r
 				}
-				if r.outcome == nil {
-					return nil, newError(CodeError, "The program stopped without completing.")
+				if s.outcome == nil {
+					return s.errorReport(newError(CodeError, "The program stopped without completing."))
 				}
 				continue
 			}
-			if e := r.wait(); e != nil {
-				return nil, e
+			st, ok := s.link.next(s.req.deadline)
+			if !ok {
+				s.realm.interrupt()
+				return report{kind: reportInterrupted}
 			}
+			s.ready = append(s.ready, st)
 		}
-		r.collect()
-		if e := r.deliver(); e != nil {
-			return nil, e
+		if r, stop := s.deliver(); stop {
+			return r
 		}
-		if e := r.runJobs(); e != nil {
-			return nil, e
+		if r, stop := s.runJobs(); stop {
+			return r
 		}
 	}
 }
 
-// enter prepares a call into the engine: it fails when the run was aborted
-// or its time is up, and otherwise gives the engine the time left.
-func (r *runner) enter() *Error {
-	if r.ctx.Err() != nil {
-		return abortedError(r.ctx)
-	}
-	d := time.Until(r.deadline)
-	if d <= 0 {
-		return r.timeoutError()
-	}
-	r.realm.setTimeLimit(d)
-	return nil
-}
-
-// check inspects the state after a call into the engine and returns the
-// error that ends the run, if any. A completed program is handled by the
-// main loop, even when the engine call reports the interrupt that stopped
-// the guest after completion.
-func (r *runner) check(err error) *Error {
+// check inspects the state after a call into the engine and reports whether
+// the run ends, and how. A completed program is handled by the main loop,
+// even when the engine call reports the interrupt that stopped the guest
+// after completion.
+func (s *session) check(err error) (report, bool) {
 	switch {
-	case r.fatal != nil:
-		return r.fatal
-	case r.outcome != nil:
-		return nil
-	case r.ctx.Err() != nil:
-		return abortedError(r.ctx)
-	case !time.Now().Before(r.deadline):
-		return r.timeoutError()
+	case s.fatal != nil:
+		return s.errorReport(s.fatal), true
+	case s.outcome != nil:
+		return report{}, false
+	case s.realm.interrupted():
+		return report{kind: reportInterrupted}, true
 	case err != nil:
-		return r.engineError(err)
+		return s.errorReport(s.engineError(err)), true
 	}
-	return nil
+	return report{}, false
 }
 
 // engineError describes an unexpected failure of the engine.
-func (r *runner) engineError(err error) *Error {
+func (s *session) engineError(err error) *Error {
 	var se *scriptError
 	if errors.As(err, &se) && se.outOfMemory {
-		return r.memoryError()
+		return s.memoryError()
+	}
+	if s.realm != nil && s.realm.memoryExhausted() && errors.As(err, &se) && se.name == "Error" && se.message == "null" {
+		return s.memoryError()
 	}
 	var pe *panicError
 	if errors.As(err, &pe) {
@@ -314,72 +272,37 @@ func (r *runner) engineError(err error) *Error {
 	return newError(CodeError, "The JavaScript engine failed: "+err.Error()).withCause(err)
 }
 
-func (r *runner) callDriver(op string, args ...any) *Error {
-	if e := r.enter(); e != nil {
-		return e
+func (s *session) callDriver(op string, args ...any) (report, bool) {
+	if s.realm.interrupted() && s.outcome == nil {
+		return s.check(nil)
 	}
-	return r.check(r.realm.call(r.driver, append([]any{op}, args...)...))
+	return s.check(s.realm.call(s.driver, append([]any{op}, args...)...))
 }
 
-func (r *runner) runJobs() *Error {
-	if e := r.enter(); e != nil {
-		return e
-	}
-	return r.check(r.realm.runJobs())
-}
-
-// wait blocks until a tool call finishes, the caller aborts or time is up.
-func (r *runner) wait() *Error {
-	select {
-	case s := <-r.results:
-		r.ready = append(r.ready, s)
-		return nil
-	case <-r.ctx.Done():
-		return abortedError(r.ctx)
-	case <-r.timer.C:
-		return r.timeoutError()
-	}
-}
-
-// collect takes the tool calls that finished meanwhile without blocking.
-func (r *runner) collect() {
-	for {
-		select {
-		case s := <-r.results:
-			r.ready = append(r.ready, s)
-		default:
-			return
-		}
-	}
+func (s *session) runJobs() (report, bool) {
+	return s.check(s.realm.runJobs())
 }
 
 // deliver settles the ready bridge requests in the guest.
-func (r *runner) deliver() *Error {
-	for i := range r.ready {
-		s := r.ready[i]
-		r.ready[i] = settlement{}
-		c := r.calls[s.id]
+func (s *session) deliver() (report, bool) {
+	for i := range s.ready {
+		st := s.ready[i]
+		s.ready[i] = settlement{}
+		c := s.calls[st.id]
 		if c == nil {
 			continue
 		}
-		if s.panicked {
-			r.ready = r.ready[:0]
-			return newError(CodeError, fmt.Sprintf("Host tool %q panicked.", c.name)).
-				withCause(&panicError{value: s.panicVal}).
-				withDetails(map[string]any{"toolName": c.name})
-		}
-		delete(r.calls, s.id)
+		delete(s.calls, st.id)
 		if c.dispatched {
-			r.running--
+			s.running--
 		}
-		kind, payload := r.settlementPayload(s.id, c, s)
-		if e := r.callDriver("settle", strconv.Itoa(s.id), kind, payload); e != nil {
-			r.ready = r.ready[:0]
-			return e
+		if r, stop := s.callDriver("settle", strconv.Itoa(st.id), st.kind, st.payload); stop {
+			s.ready = s.ready[:0]
+			return r, true
 		}
 	}
-	r.ready = r.ready[:0]
-	return nil
+	s.ready = s.ready[:0]
+	return report{}, false
 }
 
 // guestError is the description of a failed tool call sent to the guest.
@@ -390,224 +313,203 @@ type guestError struct {
 	Details map[string]any `json:"details,omitempty"`
 }
 
-// settlementPayload turns a settlement into the kind and payload the driver
-// expects: "ok" with JSON, "none" for undefined, "error" with a guestError.
-func (r *runner) settlementPayload(id int, c *call, s settlement) (kind, payload string) {
-	err := s.err
-	if err == nil {
-		switch {
-		case len(s.output) == 0:
-			return "none", ""
-		case len(s.output) > r.limits.MaxToolOutputBytes:
-			err = newError(CodeSerialization, fmt.Sprintf(
-				"The output of tool %q is %d bytes of JSON, more than the limit of %d bytes.",
-				c.name, len(s.output), r.limits.MaxToolOutputBytes)).
-				withDetails(map[string]any{"toolName": c.name, "bytes": len(s.output), "maxBytes": r.limits.MaxToolOutputBytes})
-		case !json.Valid(s.output):
-			err = fmt.Errorf("sandbox: tool %q returned invalid JSON", c.name)
-		default:
-			return "ok", string(s.output)
-		}
-	}
-	var shown *Error
-	if !errors.As(err, &shown) {
-		shown = &Error{
-			Code:    CodeHostToolError,
-			Name:    defaultName(CodeHostToolError),
-			Message: "Host tool failed.",
-			Details: map[string]any{"toolName": c.name},
-			Cause:   err,
-		}
-	}
-	if r.rejected == nil {
-		r.rejected = map[int]*Error{}
-	}
-	r.rejected[id] = shown
-	ge := guestError{Code: shown.Code, Name: shown.DisplayName(), Message: shown.Message, Details: shown.Details}
+// errorSettlement makes the settlement rejecting a call with e.
+func errorSettlement(id int, e *Error) settlement {
+	ge := guestError{Code: e.Code, Name: e.DisplayName(), Message: e.Message, Details: e.Details}
 	if ge.Code == "" {
 		ge.Code = CodeToolError
 	}
-	b, merr := json.Marshal(ge)
-	if merr != nil {
+	b, err := json.Marshal(ge)
+	if err != nil {
 		ge.Details = nil
 		b, _ = json.Marshal(ge)
 	}
-	return "error", string(b)
+	return settlement{id: id, kind: "error", payload: string(b)}
 }
 
 // hostCall receives an observed tool call from the guest and returns the
 // request id the result will be delivered under.
-func (r *runner) hostCall(args []string) (ret string) {
-	defer r.recoverHost(&ret, "0")
+func (s *session) hostCall(args []string) (ret string) {
+	defer s.recoverHost(&ret, "0")
 	if len(args) != 2 {
-		r.setFatal(newError(CodeError, "Malformed tool call request."))
+		s.setFatal(newError(CodeError, "Malformed tool call request."))
 		return "0"
 	}
-	if r.fatal != nil || r.outcome != nil {
-		r.realm.interrupt()
+	if s.fatal != nil || s.outcome != nil {
+		s.realm.interrupt()
 		return "0"
 	}
+	l := s.req.limits
 	name, input := args[0], args[1]
-	r.nextID++
-	id := r.nextID
+	s.nextID++
+	id := s.nextID
 	c := &call{name: name}
-	r.calls[id] = c
-	if n := len(input); n > r.limits.MaxToolInputBytes {
-		r.ready = append(r.ready, settlement{id: id, err: newError(CodeSerialization, fmt.Sprintf(
+	s.calls[id] = c
+	if n := len(input); n > l.MaxToolInputBytes {
+		s.reject(id, newError(CodeSerialization, fmt.Sprintf(
 			"The input of tool %q is %d bytes of JSON, more than the limit of %d bytes.",
-			name, n, r.limits.MaxToolInputBytes)).
-			withDetails(map[string]any{"toolName": name, "bytes": n, "maxBytes": r.limits.MaxToolInputBytes})})
+			name, n, l.MaxToolInputBytes)).
+			withDetails(map[string]any{"toolName": name, "bytes": n, "maxBytes": l.MaxToolInputBytes}))
 		return strconv.Itoa(id)
 	}
-	if r.seq >= r.limits.MaxToolCalls {
-		r.setFatal(newError(CodeBridgeLimit, fmt.Sprintf(
-			"Too many tool calls: a program may make at most %d (call of %q).", r.limits.MaxToolCalls, name)).
-			withDetails(map[string]any{"limit": "MaxToolCalls", "max": r.limits.MaxToolCalls, "toolName": name}))
+	if s.seq >= l.MaxToolCalls {
+		s.setFatal(newError(CodeBridgeLimit, fmt.Sprintf(
+			"Too many tool calls: a program may make at most %d (call of %q).", l.MaxToolCalls, name)).
+			withDetails(map[string]any{"limit": "MaxToolCalls", "max": l.MaxToolCalls, "toolName": name}))
 		return "0"
 	}
-	if r.running >= r.limits.MaxConcurrentToolCalls {
-		r.setFatal(newError(CodeBridgeLimit, fmt.Sprintf(
-			"Too many tool calls at once: at most %d may be in flight (call of %q).", r.limits.MaxConcurrentToolCalls, name)).
-			withDetails(map[string]any{"limit": "MaxConcurrentToolCalls", "max": r.limits.MaxConcurrentToolCalls, "toolName": name}))
+	if s.running >= l.MaxConcurrentToolCalls {
+		s.setFatal(newError(CodeBridgeLimit, fmt.Sprintf(
+			"Too many tool calls at once: at most %d may be in flight (call of %q).", l.MaxConcurrentToolCalls, name)).
+			withDetails(map[string]any{"limit": "MaxConcurrentToolCalls", "max": l.MaxConcurrentToolCalls, "toolName": name}))
 		return "0"
 	}
-	r.seq++
-	if r.opts.CallTool == nil {
-		r.ready = append(r.ready, settlement{id: id, err: newError(CodeToolError, "Unknown tool: "+name).
-			withDetails(map[string]any{"toolName": name, "availableTools": []string{}})})
+	s.seq++
+	if !s.req.hasTools {
+		s.reject(id, newError(CodeToolError, "Unknown tool: "+name).
+			withDetails(map[string]any{"toolName": name, "availableTools": []string{}}))
 		return strconv.Itoa(id)
 	}
 	c.dispatched = true
-	r.running++
-	tc := ToolCall{Seq: r.seq, Name: name, Input: json.RawMessage(input)}
-	r.tools.Add(1)
-	go r.runTool(tc, id)
+	s.running++
+	s.link.sendCall(id, s.seq, name, input)
 	return strconv.Itoa(id)
 }
 
-// runTool runs one tool call on its own goroutine.
-func (r *runner) runTool(tc ToolCall, id int) {
-	defer r.tools.Done()
-	ctx, cancel := context.WithCancel(r.runCtx)
-	defer cancel()
-	s := settlement{id: id}
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				s.panicked, s.panicVal = true, p
-			}
-		}()
-		s.output, s.err = r.opts.CallTool(ctx, tc)
-	}()
-	select {
-	case r.results <- s:
-	case <-r.stop:
+// reject settles call id with e here, without the host.
+func (s *session) reject(id int, e *Error) {
+	if s.rejected == nil {
+		s.rejected = map[int]*Error{}
 	}
+	s.rejected[id] = e
+	s.ready = append(s.ready, errorSettlement(id, e))
 }
 
 // hostConsole receives one console line and reports whether more are
 // wanted.
-func (r *runner) hostConsole(args []string) (ret string) {
-	defer r.recoverHost(&ret, "0")
-	if len(args) != 2 || r.consoleFull {
+func (s *session) hostConsole(args []string) (ret string) {
+	defer s.recoverHost(&ret, "0")
+	if len(args) != 2 || s.consoleFull {
 		return "0"
 	}
 	stream, text := args[0], args[1]
 	n := len(text) + 1
-	if r.consoleBytes+n > r.limits.MaxConsoleBytes {
-		r.consoleFull = true
+	if s.consoleBytes+n > s.req.limits.MaxConsoleBytes {
+		s.consoleFull = true
 		return "0"
 	}
-	r.consoleBytes += n
-	r.console = append(r.console, ConsoleLine{Stream: stream, Text: text})
-	if r.opts.Console != nil {
-		r.opts.Console(stream, text)
-	}
+	s.consoleBytes += n
+	s.link.sendConsole(stream, text)
 	return "1"
 }
 
-// hostDone records how the program completed and stops the guest.
-func (r *runner) hostDone(args []string) (ret string) {
-	defer r.recoverHost(&ret, "")
-	if r.outcome == nil && len(args) == 3 {
-		r.outcome = &outcome{kind: args[0], payload: args[1], unobserved: args[2]}
+// hostMemory reports whether the engine refused an allocation for going
+// over the memory limit in this run: only then is an error that looks like
+// running out of memory the engine's own.
+func (s *session) hostMemory(args []string) string {
+	if s.realm.memoryExhausted() {
+		return "1"
 	}
-	r.realm.interrupt()
+	return "0"
+}
+
+// hostDone records how the program completed and stops the guest.
+func (s *session) hostDone(args []string) (ret string) {
+	defer s.recoverHost(&ret, "")
+	if s.outcome == nil && len(args) == 3 {
+		s.outcome = &outcome{kind: args[0], payload: args[1], unobserved: args[2]}
+	}
+	s.realm.interrupt()
 	return ""
 }
 
 // recoverHost keeps a panic in a host function from reaching the engine: it
 // fails the run instead.
-func (r *runner) recoverHost(ret *string, value string) {
+func (s *session) recoverHost(ret *string, value string) {
 	if p := recover(); p != nil {
-		r.setFatal(newError(CodeError, "A host callback panicked.").withCause(&panicError{value: p}))
+		s.setFatal(newError(CodeError, "A host callback panicked.").withCause(&panicError{value: p}))
 		*ret = value
 	}
 }
 
 // setFatal records the error that ends the run and stops the guest.
-func (r *runner) setFatal(e *Error) {
-	if r.fatal == nil {
-		r.fatal = e
+func (s *session) setFatal(e *Error) {
+	if s.fatal == nil {
+		s.fatal = e
 	}
-	r.realm.interrupt()
+	s.realm.interrupt()
 }
 
-// finish turns the guest's completion report into the result of the run.
-func (r *runner) finish() (*Result, error) {
-	o := r.outcome
+// finish turns the guest's completion report into the report of the run.
+func (s *session) finish() report {
+	o := s.outcome
+	l := s.req.limits
 	switch o.kind {
 	case "value", "undefined":
-		if e := r.detachedError(o.unobserved); e != nil {
-			return nil, e
+		if e := s.detachedError(o.unobserved); e != nil {
+			return s.errorReport(e)
 		}
-		res := &Result{Console: r.console}
-		if o.kind == "value" {
-			if n := len(o.payload); n > r.limits.MaxResultBytes {
-				return nil, newError(CodeSerialization, fmt.Sprintf(
-					"The return value is %d bytes of JSON, more than the limit of %d bytes.", n, r.limits.MaxResultBytes)).
-					withDetails(map[string]any{"bytes": n, "maxBytes": r.limits.MaxResultBytes})
-			}
-			res.Value = json.RawMessage(o.payload)
+		if o.kind == "undefined" {
+			return report{kind: reportValue}
 		}
-		return res, nil
+		if n := len(o.payload); n > l.MaxResultBytes {
+			return s.errorReport(resultTooLarge(n, l.MaxResultBytes, false))
+		}
+		return report{kind: reportValue, value: o.payload}
 	case "too-large":
 		n, _ := strconv.Atoi(o.payload)
-		return nil, newError(CodeSerialization, fmt.Sprintf(
-			"The return value is at least %d bytes of JSON, more than the limit of %d bytes.", n, r.limits.MaxResultBytes)).
-			withDetails(map[string]any{"bytes": n, "maxBytes": r.limits.MaxResultBytes})
+		return s.errorReport(resultTooLarge(n, l.MaxResultBytes, true))
 	case "serialization":
-		return nil, newError(CodeSerialization, "The return value cannot be converted to JSON: "+o.payload)
+		return s.errorReport(newError(CodeSerialization, "The return value cannot be converted to JSON: "+o.payload))
 	case "oom":
-		return nil, r.memoryError()
+		return s.errorReport(s.memoryError())
 	case "bridge":
 		id, _ := strconv.Atoi(o.payload)
-		if e := r.rejected[id]; e != nil {
-			return nil, e
+		if e := s.rejected[id]; e != nil {
+			return s.errorReport(e)
 		}
+		return report{kind: reportBridge, bridgeID: id}
 	case "local":
 		var ge guestError
 		if json.Unmarshal([]byte(o.payload), &ge) == nil {
-			return nil, &Error{Code: ge.Code, Name: ge.Name, Message: ge.Message, Details: ge.Details}
+			return s.errorReport(&Error{Code: ge.Code, Name: ge.Name, Message: ge.Message, Details: ge.Details})
 		}
 	case "error":
-		var ge guestError
+		var ge struct {
+			Name    string `json:"name"`
+			Message string `json:"message"`
+			Stack   string `json:"stack"`
+		}
 		if json.Unmarshal([]byte(o.payload), &ge) == nil {
-			return nil, &Error{Code: CodeUserError, Name: ge.Name, Message: ge.Message}
+			e := &Error{Code: CodeUserError, Name: ge.Name, Message: ge.Message}
+			if ge.Stack != "" {
+				e.Details = map[string]any{"stack": ge.Stack}
+			}
+			return s.errorReport(e)
 		}
 	case "stalled":
-		if e := r.detachedError(o.unobserved); e != nil {
-			return nil, e
+		if e := s.detachedError(o.unobserved); e != nil {
+			return s.errorReport(e)
 		}
-		return nil, newError(CodeError, "The program is waiting for a promise that can never settle: no tool call is in flight.")
+		return s.errorReport(newError(CodeError, "The program is waiting for a promise that can never settle: no tool call is in flight."))
 	}
-	return nil, newError(CodeError, "The program completed with an unreadable report.")
+	return s.errorReport(newError(CodeError, "The program completed with an unreadable report."))
+}
+
+func resultTooLarge(n, limit int, atLeast bool) *Error {
+	at := ""
+	if atLeast {
+		at = "at least "
+	}
+	return newError(CodeSerialization, fmt.Sprintf(
+		"The return value is %s%d bytes of JSON, more than the limit of %d bytes.", at, n, limit)).
+		withDetails(map[string]any{"bytes": n, "maxBytes": limit})
 }
 
 // detachedError reports a tool call the program did not wait for: one it
 // never observed (named in unobserved, a JSON array), else one still in
 // flight.
-func (r *runner) detachedError(unobserved string) *Error {
+func (s *session) detachedError(unobserved string) *Error {
 	if unobserved != "" {
 		var names []string
 		if json.Unmarshal([]byte(unobserved), &names) == nil && len(names) > 0 {
@@ -616,27 +518,47 @@ func (r *runner) detachedError(unobserved string) *Error {
 				withDetails(map[string]any{"toolName": names[0], "reason": "never-awaited"})
 		}
 	}
-	if len(r.calls) == 0 {
+	if len(s.calls) == 0 {
 		return nil
 	}
 	first := 0
-	for id := range r.calls {
+	for id := range s.calls {
 		if first == 0 || id < first {
 			first = id
 		}
 	}
-	name := r.calls[first].name
+	name := s.calls[first].name
 	return newError(CodeDetachedBridgeRequest, fmt.Sprintf(
 		"The program returned while tool call %q was still running; it was cancelled. Await every tool call before returning.", name)).
 		withDetails(map[string]any{"toolName": name, "reason": "still-running"})
 }
 
-func (r *runner) timeoutError() *Error {
-	return newError(CodeTimeout, fmt.Sprintf("Code execution timed out after %s.", r.limits.Timeout)).
-		withDetails(map[string]any{"timeoutMs": r.limits.Timeout.Milliseconds()})
+func (s *session) memoryError() *Error {
+	return memoryError(s.req.limits.MemoryBytes)
 }
 
-func (r *runner) memoryError() *Error {
-	return newError(CodeMemoryLimit, fmt.Sprintf("The program ran out of memory (limit %d bytes).", r.limits.MemoryBytes)).
-		withDetails(map[string]any{"memoryBytes": r.limits.MemoryBytes})
+func memoryError(limit int) *Error {
+	return newError(CodeMemoryLimit, fmt.Sprintf("The program ran out of memory (limit %d bytes).", limit)).
+		withDetails(map[string]any{"memoryBytes": limit})
+}
+
+// withStack rewrites the stack of an uncaught exception, kept in
+// Details["stack"], to the frames of the program itself: prelude frames and
+// the built-ins they called are dropped, the wrapper's columns on the first
+// line are taken off, and at most maxStackFrames frames are kept.
+func withStack(e *Error, shift int) *Error {
+	raw, _ := e.Details["stack"].(string)
+	if raw == "" {
+		return e
+	}
+	frames := normalizeStack(raw, shift)
+	if len(frames) == 0 {
+		delete(e.Details, "stack")
+		if len(e.Details) == 0 {
+			e.Details = nil
+		}
+		return e
+	}
+	e.Details["stack"] = strings.Join(frames, "\n")
+	return e
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"container/list"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -12,9 +13,10 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// The program becomes the body of an async function expression. The head
-// ends with a newline so that the program's own lines keep their numbers,
-// shifted by exactly one.
+// The program becomes the body of an async function expression. esbuild sees
+// the head on a line of its own; in the script the engine runs, relayout
+// moves the program's first line up to share it, so that the program's own
+// lines keep their numbers.
 const (
 	wrapHead = "(async function () {\n"
 	wrapTail = "\n})"
@@ -24,36 +26,56 @@ const (
 // Dynamic import(...) is an expression and does not match.
 var moduleSyntax = regexp.MustCompile(`^\s*(import\s*[\w{*"'$]|export\b)`)
 
-// compileSource removes TypeScript syntax from src and wraps it, returning a
-// script whose completion value is the program's async function. Syntax
+// transformed is a program made ready for the engine.
+type transformed struct {
+	// script is a global script whose completion value is the program's
+	// async function.
+	script string
+	// shift is the number of columns the wrapper adds to the program's
+	// first line; every other line keeps the program's columns where the
+	// transform allows.
+	shift int
+}
+
+// transformSource removes TypeScript syntax from src and wraps it. Syntax
 // newer than ES2023, which the engine implements, is lowered where esbuild
 // can (`using` declarations, decorators); its helpers become global
 // variables of the run. A syntax error is returned as a CODE_MODE_USER_ERROR
 // *Error named SyntaxError.
-func compileSource(src string) (string, *Error) {
-	key := sourceKey(src)
-	if script, ok := transforms.get(key); ok {
-		return script, nil
+//
+// esbuild prints its output without whitespace, which keeps the work linear
+// in the size of the program (indenting nested blocks is quadratic in their
+// depth), and with a source map. relayout then puts every piece of the
+// output back on the line, and where it can at the column, it came from, so
+// that stack traces and positions the engine reports name the program's own
+// lines.
+func transformSource(src string) (transformed, *Error) {
+	if strings.IndexByte(src, '\r') >= 0 {
+		// A line terminator the engine and esbuild count differently;
+		// inside template literals both mean a line feed anyway.
+		src = strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
 	}
-	script, err := transformSource(src)
-	if err == nil {
-		transforms.put(key, script)
-	}
-	return script, err
-}
-
-// transformSource is compileSource without the cache.
-func transformSource(src string) (string, *Error) {
-	res := api.Transform(wrapHead+src+wrapTail, api.TransformOptions{
-		Loader:   api.LoaderTS,
-		Target:   api.ES2023,
-		Charset:  api.CharsetUTF8,
-		LogLevel: api.LogLevelSilent,
+	input := wrapHead + src + wrapTail
+	res := api.Transform(input, api.TransformOptions{
+		Loader:           api.LoaderTS,
+		Target:           api.ES2023,
+		Charset:          api.CharsetUTF8,
+		LogLevel:         api.LogLevelSilent,
+		MinifyWhitespace: true,
+		LegalComments:    api.LegalCommentsNone,
+		Sourcemap:        api.SourceMapExternal,
 	})
-	if len(res.Errors) == 0 {
-		return string(res.Code), nil
+	if len(res.Errors) > 0 {
+		return transformed{}, syntaxError(src, res.Errors[0])
 	}
-	return "", syntaxError(src, res.Errors[0])
+	var sm struct {
+		Mappings string `json:"mappings"`
+	}
+	if err := json.Unmarshal(res.Map, &sm); err != nil {
+		return transformed{script: string(res.Code)}, nil
+	}
+	script, shift := relayout(input, string(res.Code), sm.Mappings)
+	return transformed{script: script, shift: shift}, nil
 }
 
 // syntaxError describes an esbuild error in terms of the user's program.
@@ -92,8 +114,9 @@ const (
 	transformCacheMaxEntry = 256 << 10
 )
 
-// transforms caches the scripts of programs that compiled, by the SHA-256
-// of their source. Failed transforms are not cached.
+// transforms caches, in the host process, the transformed scripts of
+// programs that compiled, by the SHA-256 of their source. Failed transforms
+// are not cached.
 var transforms = newTransformCache(transformCacheEntries, transformCacheBytes, transformCacheMaxEntry)
 
 func sourceKey(src string) [sha256.Size]byte {
@@ -102,6 +125,12 @@ func sourceKey(src string) [sha256.Size]byte {
 	var k [sha256.Size]byte
 	h.Sum(k[:0])
 	return k
+}
+
+// cacheEntry is a cached transform and the nesting depth of its source.
+type cacheEntry struct {
+	transformed
+	depth int
 }
 
 // transformCache is a least-recently-used map from source hashes to
@@ -118,8 +147,8 @@ type transformCache struct {
 }
 
 type transformEntry struct {
-	key    [sha256.Size]byte
-	script string
+	key [sha256.Size]byte
+	cacheEntry
 }
 
 func newTransformCache(maxEntries, maxBytes, maxEntry int) *transformCache {
@@ -131,19 +160,19 @@ func newTransformCache(maxEntries, maxBytes, maxEntry int) *transformCache {
 	}
 }
 
-func (c *transformCache) get(key [sha256.Size]byte) (string, bool) {
+func (c *transformCache) get(key [sha256.Size]byte) (cacheEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	if !ok {
-		return "", false
+		return cacheEntry{}, false
 	}
 	c.order.MoveToFront(e)
-	return e.Value.(*transformEntry).script, true
+	return e.Value.(*transformEntry).cacheEntry, true
 }
 
-func (c *transformCache) put(key [sha256.Size]byte, script string) {
-	if len(script) > c.maxEntry {
+func (c *transformCache) put(key [sha256.Size]byte, ce cacheEntry) {
+	if len(ce.script) > c.maxEntry {
 		return
 	}
 	c.mu.Lock()
@@ -152,8 +181,8 @@ func (c *transformCache) put(key [sha256.Size]byte, script string) {
 		c.order.MoveToFront(e)
 		return
 	}
-	c.entries[key] = c.order.PushFront(&transformEntry{key: key, script: script})
-	c.bytes += len(script)
+	c.entries[key] = c.order.PushFront(&transformEntry{key: key, cacheEntry: ce})
+	c.bytes += len(ce.script)
 	for len(c.entries) > c.maxEntries || c.bytes > c.maxBytes {
 		last := c.order.Back()
 		te := c.order.Remove(last).(*transformEntry)

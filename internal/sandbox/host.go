@@ -1,0 +1,517 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	// toolExitGrace is how long Run waits, after cancelling them, for tool
+	// calls still running to return.
+	toolExitGrace = 200 * time.Millisecond
+	// interruptGrace is how long a worker has to stop a program it was told
+	// to interrupt before the host kills it. The engine stops at its next
+	// checkpoint, within about a millisecond, unless a single built-in call
+	// runs longer.
+	interruptGrace = 100 * time.Millisecond
+	// maxErrorNameBytes caps the name of an error Run returns.
+	maxErrorNameBytes = 256
+)
+
+// errRunEnded is the cancellation cause tool calls see when the run ended
+// without an error of its own.
+var errRunEnded = errors.New("sandbox: the run ended")
+
+var lastRunID atomic.Uint64
+
+// hostRun is the host's side of one run: it hands the program to a worker
+// process, runs the tool calls the worker passes on, collects console lines,
+// and ends the run at its deadline or when the caller's context is done,
+// killing the worker if it does not stop in time.
+type hostRun struct {
+	ctx      context.Context
+	opts     Options
+	limits   Limits
+	key      [32]byte
+	deadline time.Time
+
+	w        *worker
+	id       uint64
+	maxFrame int
+
+	runCtx    context.Context
+	cancelRun context.CancelCauseFunc
+	tools     sync.WaitGroup
+	inFlight  atomic.Int32
+	fatal     chan *Error
+
+	mu       sync.Mutex
+	rejected map[int]*Error // request id -> error its promise was rejected with
+
+	console []ConsoleLine
+	frames  int
+	// stopping is set once the host ends the run; the reader then starts
+	// no more tool calls.
+	stopping atomic.Bool
+}
+
+// frameResult is a frame read from a worker, or why none could be.
+type frameResult struct {
+	f   frame
+	d   *decoder
+	err error
+}
+
+func (h *hostRun) run(entry cacheEntry, cached bool) (*Result, error) {
+	h.maxFrame = 8*h.limits.MaxSourceBytes + max(h.limits.MaxResultBytes, h.limits.MaxToolInputBytes,
+		h.limits.MaxConsoleBytes, h.limits.MaxErrorMessageBytes) + 1<<20
+	for attempt := 0; ; attempt++ {
+		w, err := workers.get()
+		if err != nil {
+			return nil, newError(CodeError, "The sandbox process could not be started.").withCause(err)
+		}
+		res, err, retry := h.attempt(w, entry, cached)
+		if retry && attempt == 0 {
+			// The worker was gone before it saw the program, for example
+			// ended while idle: nothing ran, so try once more.
+			continue
+		}
+		return res, err
+	}
+}
+
+// attempt runs the program on w. retry reports that w ended before
+// answering at all.
+func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result, rerr error, retry bool) {
+	h.w = w
+	h.id = lastRunID.Add(1)
+	h.frames = 0
+	h.console = nil
+	h.stopping.Store(false)
+	h.fatal = make(chan *Error, 1)
+	h.rejected = nil
+	h.runCtx, h.cancelRun = context.WithCancelCause(h.ctx)
+	w.setActive(h.id)
+
+	var flags uint64
+	if h.opts.CallTool != nil {
+		flags |= runFlagTools
+	}
+	text := h.opts.Source
+	if cached {
+		flags |= runFlagScript
+		text = entry.script
+	}
+	l := h.limits
+	e := newFrame(frameRun).uint(h.id).uint(uint64(max(time.Until(h.deadline), 0)))
+	for _, v := range []int{l.MemoryBytes, l.StackBytes, l.MaxResultBytes, l.MaxToolInputBytes,
+		l.MaxConsoleBytes, l.MaxToolCalls, l.MaxConcurrentToolCalls, l.MaxErrorMessageBytes, l.MaxNestingDepth} {
+		e.int(v)
+	}
+	e.uint(flags).int(entry.shift).str(text)
+	if err := w.send(h.id, e); err != nil {
+		w.setActive(0)
+		h.cancelRun(errRunEnded)
+		workers.discard(w)
+		if errors.Is(err, errStale) {
+			return nil, newError(CodeError, "The sandbox process could not be reached.").withCause(err), true
+		}
+		return nil, newError(CodeError, "The sandbox process could not be reached.").withCause(err), true
+	}
+
+	frames := make(chan frameResult, 16)
+	readerDone := make(chan struct{})
+	go h.readLoop(frames, readerDone)
+
+	timer := time.NewTimer(time.Until(h.deadline))
+	defer timer.Stop()
+	ctxDone := h.ctx.Done()
+	var (
+		stopErr  *Error // why the host ended the run
+		stopped  time.Time
+		grace    <-chan time.Time
+		killed   bool
+		died     error // the worker ended without reporting
+		finished bool  // the worker reported the end of the run
+	)
+	stop := func(e *Error) {
+		if stopErr != nil {
+			return
+		}
+		stopErr = e
+		stopped = time.Now()
+		h.stopping.Store(true)
+		h.cancelRun(e)
+		ctxDone = nil
+		w.interrupt(h.id)
+		grace = time.After(interruptGrace)
+	}
+	for !finished && died == nil {
+		select {
+		case fr := <-frames:
+			if fr.err != nil {
+				died = fr.err
+				break
+			}
+			h.frames++
+			switch fr.f.typ {
+			case frameTransformed:
+				t := transformed{script: fr.d.str(), shift: fr.d.int()}
+				depth := fr.d.int()
+				if fr.d.err == nil {
+					transforms.put(h.key, cacheEntry{transformed: t, depth: depth})
+				}
+			case frameConsole:
+				if e := h.consoleLine(fr.d); e != nil {
+					stop(e)
+				}
+			case frameDone:
+				finished = true
+				if stopErr == nil {
+					res, rerr = h.finish(fr.d)
+				}
+			default:
+				died = errProtocol
+			}
+		case e := <-h.fatal:
+			stop(e)
+		case <-ctxDone:
+			stop(abortedError(h.ctx))
+		case <-timer.C:
+			stop(h.timeoutError())
+		case <-grace:
+			// The program is stuck in a built-in that never checks for
+			// interrupts: end the process.
+			killed = true
+			grace = nil
+			_ = w.cmd.Process.Kill()
+		}
+	}
+	if stopped.IsZero() {
+		stopped = time.Now()
+	}
+	w.setActive(0)
+	if died != nil && !killed {
+		_ = w.cmd.Process.Kill()
+	}
+	<-readerDone
+	switch {
+	case stopErr != nil:
+		res, rerr = nil, stopErr
+	case died != nil:
+		retry = h.frames == 0 && h.inFlight.Load() == 0
+		res, rerr = nil, nil
+	}
+	var cause error = errRunEnded
+	if rerr != nil {
+		cause = rerr
+	}
+	h.cancelRun(cause)
+	if finished && !killed {
+		workers.put(w)
+	} else {
+		workers.discard(w)
+	}
+	if died != nil && stopErr == nil {
+		rerr = newError(CodeError, fmt.Sprintf("The sandbox process running the program ended unexpectedly (%s).", w.cmd.ProcessState)).
+			withCause(died)
+	}
+	h.waitTools(stopped.Add(toolExitGrace))
+	if rerr != nil {
+		var e *Error
+		if errors.As(rerr, &e) {
+			rerr = capError(e, h.limits.MaxErrorMessageBytes)
+		}
+	}
+	return res, rerr, retry
+}
+
+// readLoop reads the frames of the run until its end or the worker's, and
+// then closes done. A tool call is run by the reading goroutine itself,
+// after it started another readLoop to go on reading: the call starts
+// without a hand-over to another goroutine, which matters for a program
+// that awaits its calls one by one.
+func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}) {
+	w := h.w
+	if !w.greeted {
+		if err := skipToHello(w.r, 1<<20); err != nil {
+			frames <- frameResult{err: err}
+			close(done)
+			return
+		}
+		w.greeted = true
+	}
+	for {
+		f, err := readFrame(w.r, h.maxFrame)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			frames <- frameResult{err: err}
+			close(done)
+			return
+		}
+		d := &decoder{b: f.payload}
+		if d.uint() != h.id || d.err != nil {
+			frames <- frameResult{err: errProtocol}
+			close(done)
+			return
+		}
+		if f.typ == frameCall {
+			tc, id, ok := h.decodeCall(d)
+			if ok && !h.stopping.Load() {
+				h.tools.Add(1)
+				h.inFlight.Add(1)
+				go h.readLoop(frames, done)
+				h.runTool(tc, id)
+				return
+			}
+			continue
+		}
+		frames <- frameResult{f: f, d: d}
+		if f.typ == frameDone {
+			close(done)
+			return
+		}
+	}
+}
+
+// waitTools waits until the tool calls of the run have returned, or until
+// by.
+func (h *hostRun) waitTools(by time.Time) {
+	if h.inFlight.Load() == 0 {
+		h.tools.Wait()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		h.tools.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(max(time.Until(by), 0))
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// decodeCall decodes a tool call the worker passed on.
+func (h *hostRun) decodeCall(d *decoder) (ToolCall, int, bool) {
+	id, seq, name, input := d.int(), d.int(), d.str(), d.str()
+	return ToolCall{Seq: seq, Name: name, Input: json.RawMessage(input)}, id, d.err == nil
+}
+
+// runTool runs one tool call and sends its settlement to the worker.
+func (h *hostRun) runTool(tc ToolCall, id int) {
+	defer h.tools.Done()
+	defer h.inFlight.Add(-1)
+	ctx, cancel := context.WithCancel(h.runCtx)
+	defer cancel()
+	var (
+		out      json.RawMessage
+		err      error
+		panicked bool
+		pv       any
+	)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				panicked, pv = true, p
+			}
+		}()
+		out, err = h.opts.CallTool(ctx, tc)
+	}()
+	if panicked {
+		select {
+		case h.fatal <- newError(CodeError, fmt.Sprintf("Host tool %q panicked.", tc.Name)).
+			withCause(&panicError{value: pv}).
+			withDetails(map[string]any{"toolName": tc.Name}):
+		default:
+		}
+		return
+	}
+	st := h.settlement(id, tc.Name, out, err)
+	_ = h.w.send(h.id, newFrame(frameSettle).uint(h.id).int(st.id).str(st.kind).str(st.payload))
+}
+
+// settlement turns the result of a tool call into what the guest sees.
+func (h *hostRun) settlement(id int, name string, out json.RawMessage, err error) settlement {
+	if err == nil {
+		switch {
+		case len(out) == 0:
+			return settlement{id: id, kind: "none"}
+		case len(out) > h.limits.MaxToolOutputBytes:
+			err = newError(CodeSerialization, fmt.Sprintf(
+				"The output of tool %q is %d bytes of JSON, more than the limit of %d bytes.",
+				name, len(out), h.limits.MaxToolOutputBytes)).
+				withDetails(map[string]any{"toolName": name, "bytes": len(out), "maxBytes": h.limits.MaxToolOutputBytes})
+		case !json.Valid(out):
+			err = fmt.Errorf("sandbox: tool %q returned invalid JSON", name)
+		default:
+			return settlement{id: id, kind: "ok", payload: string(out)}
+		}
+	}
+	var shown *Error
+	if !errors.As(err, &shown) {
+		shown = &Error{
+			Code:    CodeHostToolError,
+			Name:    defaultName(CodeHostToolError),
+			Message: "Host tool failed.",
+			Details: map[string]any{"toolName": name},
+			Cause:   err,
+		}
+	}
+	h.mu.Lock()
+	if h.rejected == nil {
+		h.rejected = map[int]*Error{}
+	}
+	h.rejected[id] = shown
+	h.mu.Unlock()
+	return errorSettlement(id, capError(shown, h.limits.MaxErrorMessageBytes))
+}
+
+// consoleLine records a console line and passes it to Options.Console. A
+// panic there fails the run.
+func (h *hostRun) consoleLine(d *decoder) (failure *Error) {
+	stream, text := "stdout", ""
+	if d.uint() == 1 {
+		stream = "stderr"
+	}
+	text = d.str()
+	if d.err != nil {
+		return nil
+	}
+	h.console = append(h.console, ConsoleLine{Stream: stream, Text: text})
+	if h.opts.Console == nil {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			failure = newError(CodeError, "A host callback panicked.").withCause(&panicError{value: p})
+		}
+	}()
+	h.opts.Console(stream, text)
+	return nil
+}
+
+// finish turns the worker's report into the result of the run.
+func (h *hostRun) finish(d *decoder) (*Result, error) {
+	kind := byte(d.uint())
+	switch kind {
+	case reportValue:
+		v := d.str()
+		if d.err != nil {
+			break
+		}
+		res := &Result{Console: h.console}
+		if v != "" {
+			if n := len(v); n > h.limits.MaxResultBytes {
+				return nil, resultTooLarge(n, h.limits.MaxResultBytes, false)
+			}
+			res.Value = json.RawMessage(v)
+		}
+		return res, nil
+	case reportError:
+		s := d.str()
+		if d.err != nil {
+			break
+		}
+		e, err := decodeWireError(s)
+		if err != nil {
+			break
+		}
+		return nil, e
+	case reportBridge:
+		id := d.int()
+		h.mu.Lock()
+		e := h.rejected[id]
+		h.mu.Unlock()
+		if e != nil {
+			return nil, e
+		}
+	case reportInterrupted:
+		// The worker stopped at its own deadline, a moment before the host's.
+		return nil, h.timeoutError()
+	}
+	return nil, newError(CodeError, "The program completed with an unreadable report.")
+}
+
+// decodeWireError decodes an *Error a worker reported. Integral numbers in
+// Details become ints and arrays of strings []string, as the worker made
+// them.
+func decodeWireError(s string) (*Error, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var we wireError
+	if err := dec.Decode(&we); err != nil {
+		return nil, err
+	}
+	e := &Error{Code: we.Code, Name: we.Name, Message: we.Message}
+	if len(we.Details) > 0 {
+		e.Details = map[string]any{}
+		for k, v := range we.Details {
+			e.Details[k] = restoreTypes(v)
+		}
+	}
+	return e, nil
+}
+
+func restoreTypes(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := v.Float64()
+		return f
+	case []any:
+		strs := make([]string, 0, len(v))
+		for _, x := range v {
+			s, ok := x.(string)
+			if !ok {
+				for i := range v {
+					v[i] = restoreTypes(v[i])
+				}
+				return v
+			}
+			strs = append(strs, s)
+		}
+		return strs
+	case map[string]any:
+		for k := range v {
+			v[k] = restoreTypes(v[k])
+		}
+	}
+	return v
+}
+
+func (h *hostRun) timeoutError() *Error {
+	return newError(CodeTimeout, fmt.Sprintf("Code execution timed out after %s.", h.limits.Timeout)).
+		withDetails(map[string]any{"timeoutMs": h.limits.Timeout.Milliseconds()})
+}
+
+// capError returns e with its name and message cut to their limits, as a
+// copy when anything had to be cut.
+func capError(e *Error, maxMessage int) *Error {
+	if len(e.Name) <= maxErrorNameBytes && len(e.Message) <= maxMessage {
+		return e
+	}
+	c := *e
+	if len(c.Name) > maxErrorNameBytes {
+		c.Name = truncateUTF8(c.Name, maxErrorNameBytes)
+	}
+	if n := len(c.Message); n > maxMessage {
+		const more = "... (%d bytes in all)"
+		suffix := fmt.Sprintf(more, n)
+		c.Message = truncateUTF8(c.Message, max(maxMessage-len(suffix), 0)) + suffix
+	}
+	return &c
+}

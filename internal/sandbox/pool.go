@@ -1,0 +1,342 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+)
+
+// Process-wide limits of worker processes.
+const (
+	// maxDefaultConcurrentRuns caps the default of MaxConcurrentRuns.
+	maxDefaultConcurrentRuns = 32
+	// runMemoryOverhead is what a run costs beyond its engine heap when the
+	// default of MaxConcurrentRuns is derived from the available memory:
+	// the worker process, the transform and the buffers of the run.
+	runMemoryOverhead = 48 << 20
+)
+
+var (
+	defaultRunsOnce sync.Once
+	defaultRuns     int
+)
+
+// DefaultMaxConcurrentRuns returns the default of [MaxConcurrentRuns]: the
+// memory available to the process (on Linux the smaller of MemAvailable and
+// the cgroup's limit; elsewhere 4 GiB is assumed) divided by the default
+// engine heap plus 48 MiB, at least 1 and at most 32.
+func DefaultMaxConcurrentRuns() int {
+	defaultRunsOnce.Do(func() {
+		avail := availableMemory()
+		if avail <= 0 {
+			avail = 4 << 30
+		}
+		defaultRuns = int(min(max(avail/int64(DefaultLimits().MemoryBytes+runMemoryOverhead), 1), maxDefaultConcurrentRuns))
+	})
+	return defaultRuns
+}
+
+// SetMaxConcurrentRuns sets how many runs may be in progress at once in this
+// process; a run over the limit fails at once with
+// CODE_MODE_CONCURRENCY_LIMIT. n <= 0 restores the default,
+// [DefaultMaxConcurrentRuns]. It returns the previous limit. Runs already in
+// progress are not affected.
+func SetMaxConcurrentRuns(n int) (previous int) {
+	workers.mu.Lock()
+	defer workers.mu.Unlock()
+	previous = workers.maxRunsLocked()
+	if n <= 0 {
+		n = 0
+	}
+	workers.maxRuns = n
+	return previous
+}
+
+// MaxConcurrentRuns returns how many runs may be in progress at once in this
+// process (see [SetMaxConcurrentRuns]).
+func MaxConcurrentRuns() int {
+	workers.mu.Lock()
+	defer workers.mu.Unlock()
+	return workers.maxRunsLocked()
+}
+
+// workers is the process's pool of worker processes.
+var workers workerPool
+
+// allWorkers holds every live worker process, idle or busy.
+var allWorkers sync.Map // *worker -> struct{}
+
+// workerPool admits runs and keeps idle worker processes, each with a realm
+// prepared for its next run. Idle workers cost no goroutine in this process.
+type workerPool struct {
+	mu      sync.Mutex
+	maxRuns int // 0 for the default
+	running int // admitted runs
+	live    int // worker processes started and not yet discarded
+	idle    []*worker
+}
+
+func (p *workerPool) maxRunsLocked() int {
+	if p.maxRuns > 0 {
+		return p.maxRuns
+	}
+	return DefaultMaxConcurrentRuns()
+}
+
+// maxIdle is how many idle workers the pool keeps.
+func (p *workerPool) maxIdleLocked() int {
+	return min(max(2, runtime.GOMAXPROCS(0)), p.maxRunsLocked())
+}
+
+// admit counts a new run in, unless the limit is reached; it returns the
+// limit.
+func (p *workerPool) admit() (bool, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	limit := p.maxRunsLocked()
+	if p.running >= limit {
+		return false, limit
+	}
+	p.running++
+	return true, limit
+}
+
+func (p *workerPool) release() {
+	p.mu.Lock()
+	p.running--
+	p.mu.Unlock()
+}
+
+// get returns a worker for a run: the one idle the longest, whose realm had
+// the most time to be prepared, or a new one. When it takes the last idle
+// worker it starts a spare, so that the next run finds one ready.
+func (p *workerPool) get() (*worker, error) {
+	p.mu.Lock()
+	var w *worker
+	if len(p.idle) > 0 {
+		w = p.idle[0]
+		copy(p.idle, p.idle[1:])
+		p.idle[len(p.idle)-1] = nil
+		p.idle = p.idle[:len(p.idle)-1]
+	} else {
+		p.live++
+	}
+	spare := len(p.idle) == 0 && p.live < p.maxRunsLocked()
+	if spare {
+		p.live++
+	}
+	p.mu.Unlock()
+
+	if spare {
+		if s, err := startWorker(); err == nil {
+			p.mu.Lock()
+			p.idle = append(p.idle, s)
+			p.mu.Unlock()
+		} else {
+			p.mu.Lock()
+			p.live--
+			p.mu.Unlock()
+		}
+	}
+	if w != nil {
+		return w, nil
+	}
+	w, err := startWorker()
+	if err != nil {
+		p.mu.Lock()
+		p.live--
+		p.mu.Unlock()
+		return nil, err
+	}
+	return w, nil
+}
+
+// put returns a worker that finished a run cleanly.
+func (p *workerPool) put(w *worker) {
+	p.mu.Lock()
+	if len(p.idle) < p.maxIdleLocked() {
+		p.idle = append(p.idle, w)
+		p.mu.Unlock()
+		return
+	}
+	p.live--
+	p.mu.Unlock()
+	w.kill()
+}
+
+// discard ends a worker that must not serve another run.
+func (p *workerPool) discard(w *worker) {
+	p.mu.Lock()
+	p.live--
+	p.mu.Unlock()
+	w.kill()
+}
+
+// worker is a worker process seen from the host.
+type worker struct {
+	cmd     *exec.Cmd
+	in      *os.File // to the worker
+	ctrl    *os.File // to the worker, for interrupts; nil without controlPipe
+	out     *os.File // from the worker
+	r       *bufio.Reader
+	greeted bool // its greeting was read
+
+	wmu    sync.Mutex // guards in, active and dead
+	active uint64     // the run whose frames may be written, 0 for none
+	dead   bool
+	cmu    sync.Mutex // guards ctrl
+}
+
+var errStale = errors.New("sandbox: the run is over")
+
+// send writes a frame of run id, unless the run is over.
+func (w *worker) send(id uint64, e *encoder) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	if w.dead || w.active != id {
+		return errStale
+	}
+	_, err := w.in.Write(e.bytes())
+	return err
+}
+
+// interrupt asks the worker to stop run id, without ever waiting for a
+// settlement being written: a large one blocks while the program runs and
+// the worker does not read its standard input. The control pipe, which the
+// worker always reads, interrupts a running program; the interrupt on the
+// standard input wakes a worker waiting for a settlement, and is left out
+// when a settlement is being written, which wakes it as well.
+func (w *worker) interrupt(id uint64) {
+	b := newFrame(frameInterrupt).uint(id).bytes()
+	if w.ctrl != nil {
+		w.cmu.Lock()
+		_, _ = w.ctrl.Write(b)
+		w.cmu.Unlock()
+	}
+	if w.wmu.TryLock() {
+		if !w.dead && w.active == id {
+			_, _ = w.in.Write(b)
+		}
+		w.wmu.Unlock()
+	}
+}
+
+func (w *worker) setActive(id uint64) {
+	w.wmu.Lock()
+	w.active = id
+	w.wmu.Unlock()
+}
+
+// kill ends the worker process and waits for it.
+func (w *worker) kill() {
+	_ = w.cmd.Process.Kill()
+	w.wmu.Lock()
+	w.dead = true
+	_ = w.in.Close()
+	w.wmu.Unlock()
+	if w.ctrl != nil {
+		w.cmu.Lock()
+		_ = w.ctrl.Close()
+		w.cmu.Unlock()
+	}
+	_ = w.cmd.Wait()
+	_ = w.out.Close()
+	allWorkers.Delete(w)
+}
+
+var (
+	preludeOnce sync.Once
+	preludeCode []byte
+	preludeErr  error
+)
+
+// startWorker starts a worker process: this program's own executable, which
+// serves runs instead of running its main function (see serveWorker).
+func startWorker() (_ *worker, err error) {
+	exe, err := executable()
+	if err != nil {
+		return nil, err
+	}
+	preludeOnce.Do(func() { preludeCode, preludeErr = compiledBytes(preludeJS, preludeFile) })
+	if preludeErr != nil {
+		return nil, preludeErr
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		_ = inR.Close()
+		_ = inW.Close()
+		return nil, err
+	}
+	var ctrlR, ctrlW *os.File
+	if controlPipe {
+		if ctrlR, ctrlW, err = os.Pipe(); err != nil {
+			_, _, _, _ = inR.Close(), inW.Close(), outR.Close(), outW.Close()
+			return nil, err
+		}
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = workerEnviron()
+	cmd.Stdin = inR
+	cmd.Stdout = outW
+	cmd.Stderr = os.Stderr
+	if ctrlR != nil {
+		cmd.ExtraFiles = []*os.File{ctrlR}
+	}
+	setWorkerAttrs(cmd)
+	err = cmd.Start()
+	_ = inR.Close()
+	_ = outW.Close()
+	if ctrlR != nil {
+		_ = ctrlR.Close()
+	}
+	if err != nil {
+		_ = inW.Close()
+		_ = outR.Close()
+		if ctrlW != nil {
+			_ = ctrlW.Close()
+		}
+		return nil, err
+	}
+	growPipe(inW)
+	// Blocking mode, as in the worker (see serveWorker).
+	_, _ = inW.Fd(), outR.Fd()
+	w := &worker{cmd: cmd, in: inW, ctrl: ctrlW, out: outR, r: bufio.NewReaderSize(outR, 64<<10)}
+	allWorkers.Store(w, struct{}{})
+	if _, err := inW.Write(newFrame(framePrelude).uint(0).str(string(preludeCode)).bytes()); err != nil {
+		w.kill()
+		return nil, err
+	}
+	return w, nil
+}
+
+// executable returns the path of this program's executable.
+func executable() (string, error) {
+	if runtime.GOOS == "linux" {
+		// Still this program after its file was replaced or removed.
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			return "/proc/self/exe", nil
+		}
+	}
+	return os.Executable()
+}
+
+// workerEnviron is the environment of a worker process: the marker and the
+// few variables the runtime, the race detector, coverage and the engine's
+// Date read. Nothing else of the host's environment (credentials in
+// particular) reaches a worker.
+func workerEnviron() []string {
+	env := []string{workerEnv + "=" + workerEnvValue}
+	for _, k := range []string{"GODEBUG", "GORACE", "GOTRACEBACK", "GOCOVERDIR", "GOMAXPROCS", "TZ", "SYSTEMROOT"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}

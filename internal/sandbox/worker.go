@@ -1,0 +1,299 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// workerEnv marks a process started as a sandbox worker. Its value names the
+// protocol version, so that a worker never serves a host of another build.
+const (
+	workerEnv      = "AISDKGO_SANDBOX_WORKER"
+	workerEnvValue = "1"
+)
+
+// workerGoMemory is the soft limit of the Go heap of a worker process. The
+// engine's heap is not part of it: the engine allocates outside the Go heap,
+// bounded by Limits.MemoryBytes.
+const workerGoMemory = 96 << 20
+
+// replySpin is how long a worker waiting for a tool's settlement polls its
+// pipe before it sleeps. A fast tool's settlement usually arrives sooner,
+// and a thread that slept resumes the program on cold caches: its next
+// stretch of JavaScript then takes several times as long.
+const replySpin = 100 * time.Microsecond
+
+// maxHostFrame bounds a frame a worker accepts from its host.
+const maxHostFrame = 1 << 30
+
+// controlPipe reports whether workers get a pipe for interrupts besides
+// their standard input; exec cannot pass one on Windows.
+const controlPipe = runtime.GOOS != "windows"
+
+// A process started with workerEnv set serves runs for the process that
+// started it and never returns to its main function. This happens in the
+// package's initialisation, before the packages that import it (and the
+// program's main package) are initialised.
+func init() {
+	if os.Getenv(workerEnv) != workerEnvValue {
+		return
+	}
+	os.Exit(serveWorker(os.Stdin, os.Stdout))
+}
+
+// serveWorker runs programs for the host on the other end of in and out
+// until the host closes in. Between runs it prepares the realm of the next
+// one, so that a run does not wait for the prelude.
+//
+// The goroutine running the program reads in itself when the program waits
+// for a tool call, rather than a reader goroutine handing frames over: a
+// program awaiting many calls one by one would wait for each hand-over.
+// While the program runs, interrupts come through a second pipe (file
+// descriptor 3) that a goroutine watches; where there is none (Windows) an
+// interrupt takes effect when the program next waits, or the host ends the
+// process.
+func serveWorker(in, out *os.File) int {
+	_ = os.Unsetenv(workerEnv)
+	// Anything printed from now on goes to standard error, never into the
+	// protocol.
+	os.Stdout = os.Stderr
+	// Blocking mode: a read wakes the reading thread directly instead of
+	// going through the network poller, which halves a round trip.
+	_, _ = in.Fd(), out.Fd()
+	debug.SetMemoryLimit(workerGoMemory)
+
+	c := &workerConn{in: in, out: out, r: bufio.NewReaderSize(in, 64<<10)}
+	if _, err := out.Write([]byte(helloMagic)); err != nil {
+		return 1
+	}
+	// The host compiled the prelude already; compiling it again in every
+	// worker process would delay its first run.
+	if f, d, _ := c.read(); f.typ == framePrelude {
+		if bc := d.str(); d.err == nil {
+			storeBytecode(preludeJS, []byte(bc))
+		}
+	}
+	if controlPipe {
+		ctrl := os.NewFile(3, "control")
+		_ = ctrl.Fd()
+		go c.watchControl(bufio.NewReader(ctrl))
+	}
+	for {
+		s := newSession(defaultEngine, c)
+		run := c.nextRun()
+		c.cur.Store(run)
+		c.serve(s, run)
+		c.cur.Store(nil)
+		s.close()
+		if s.broken() {
+			return 3
+		}
+	}
+}
+
+// workerConn is a worker's side of the connection to its host. Only the
+// goroutine running the session reads r and writes to out.
+type workerConn struct {
+	in  *os.File
+	r   *bufio.Reader
+	out *os.File
+	cur atomic.Pointer[workerRun]
+}
+
+// workerRun is the run a worker is serving.
+type workerRun struct {
+	id       uint64
+	text     string
+	isScript bool
+	shift    int
+	limits   Limits
+	deadline time.Time
+	hasTools bool
+
+	stopped atomic.Bool
+	mu      sync.Mutex
+	realm   realm
+}
+
+func (r *workerRun) interrupt() {
+	r.stopped.Store(true)
+	r.mu.Lock()
+	if r.realm != nil {
+		r.realm.interrupt()
+	}
+	r.mu.Unlock()
+}
+
+func (r *workerRun) setRealm(rl realm) {
+	r.mu.Lock()
+	r.realm = rl
+	r.mu.Unlock()
+	if r.stopped.Load() && rl != nil {
+		rl.interrupt()
+	}
+}
+
+// read returns the next frame from the host. When the host goes away the
+// worker ends.
+func (c *workerConn) read() (frame, *decoder, uint64) {
+	f, err := readFrame(c.r, maxHostFrame)
+	if err != nil {
+		os.Exit(0)
+	}
+	d := &decoder{b: f.payload}
+	return f, d, d.uint()
+}
+
+// nextRun waits for the host's next run request, skipping frames left over
+// from an earlier run.
+func (c *workerConn) nextRun() *workerRun {
+	for {
+		f, d, id := c.read()
+		if f.typ != frameRun {
+			continue
+		}
+		run := decodeRun(id, d)
+		if d.err != nil {
+			os.Exit(2)
+		}
+		return run
+	}
+}
+
+// watchControl applies the interrupts the host sends on the control pipe.
+// When the host goes away the worker ends at once, even while a program
+// runs.
+func (c *workerConn) watchControl(r *bufio.Reader) {
+	for {
+		f, err := readFrame(r, 64)
+		if err != nil {
+			os.Exit(0)
+		}
+		d := &decoder{b: f.payload}
+		id := d.uint()
+		if run := c.cur.Load(); f.typ == frameInterrupt && run != nil && run.id == id {
+			run.interrupt()
+		}
+	}
+}
+
+func decodeRun(id uint64, d *decoder) *workerRun {
+	run := &workerRun{id: id}
+	remaining := time.Duration(d.uint())
+	run.deadline = time.Now().Add(remaining)
+	l := &run.limits
+	for _, p := range []*int{&l.MemoryBytes, &l.StackBytes, &l.MaxResultBytes, &l.MaxToolInputBytes,
+		&l.MaxConsoleBytes, &l.MaxToolCalls, &l.MaxConcurrentToolCalls, &l.MaxErrorMessageBytes, &l.MaxNestingDepth} {
+		*p = d.int()
+	}
+	flags := d.uint()
+	run.hasTools = flags&runFlagTools != 0
+	run.isScript = flags&runFlagScript != 0
+	run.shift = d.int()
+	run.text = d.str()
+	return run
+}
+
+// serve runs one program in s and reports its end to the host.
+func (c *workerConn) serve(s *session, run *workerRun) {
+	run.setRealm(s.realm)
+	defer run.setRealm(nil)
+	limitWorkerMemory(run.limits.MemoryBytes)
+	t := transformed{script: run.text, shift: run.shift}
+	if !run.isScript {
+		depth, serr := checkNesting(run.text, run.limits.MaxNestingDepth)
+		if serr == nil {
+			t, serr = transformSource(run.text)
+		}
+		if serr != nil {
+			c.sendDone(run.id, report{kind: reportError, err: serr})
+			return
+		}
+		c.write(newFrame(frameTransformed).uint(run.id).str(t.script).int(t.shift).int(depth))
+	}
+	if run.stopped.Load() || !time.Now().Before(run.deadline) {
+		c.sendDone(run.id, report{kind: reportInterrupted})
+		return
+	}
+	rep := s.run(runRequest{script: t.script, shift: t.shift, limits: run.limits, deadline: run.deadline, hasTools: run.hasTools})
+	c.sendDone(run.id, rep)
+}
+
+func (c *workerConn) write(e *encoder) {
+	if _, err := c.out.Write(e.bytes()); err != nil {
+		os.Exit(0)
+	}
+}
+
+func (c *workerConn) sendDone(id uint64, rep report) {
+	e := newFrame(frameDone).uint(id).uint(uint64(rep.kind))
+	switch rep.kind {
+	case reportValue:
+		e.str(rep.value)
+	case reportError:
+		b, err := json.Marshal(wireError{Code: rep.err.Code, Name: rep.err.Name, Message: rep.err.Message, Details: rep.err.Details})
+		if err != nil {
+			b, _ = json.Marshal(wireError{Code: rep.err.Code, Name: rep.err.Name, Message: rep.err.Message})
+		}
+		e.str(string(b))
+	case reportBridge:
+		e.int(rep.bridgeID)
+	}
+	c.write(e)
+}
+
+// wireError is an *Error as a worker reports it.
+type wireError struct {
+	Code    string         `json:"code"`
+	Name    string         `json:"name"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+func (c *workerConn) sendCall(id, seq int, name, input string) {
+	run := c.cur.Load()
+	c.write(newFrame(frameCall).uint(run.id).int(id).int(seq).str(name).str(input))
+}
+
+func (c *workerConn) sendConsole(stream, text string) {
+	run := c.cur.Load()
+	s := uint64(0)
+	if stream == "stderr" {
+		s = 1
+	}
+	c.write(newFrame(frameConsole).uint(run.id).uint(s).str(text))
+}
+
+// next reads the host's frames until a settlement of the run arrives. The
+// host interrupts a run at its deadline, so the worker needs no timer of its
+// own here.
+func (c *workerConn) next(deadline time.Time) (settlement, bool) {
+	run := c.cur.Load()
+	for {
+		if run.stopped.Load() {
+			return settlement{}, false
+		}
+		if c.r.Buffered() == 0 {
+			awaitInput(c.in, replySpin)
+		}
+		f, d, id := c.read()
+		if id != run.id {
+			continue
+		}
+		switch f.typ {
+		case frameSettle:
+			st := settlement{id: d.int(), kind: d.str(), payload: d.str()}
+			if d.err == nil {
+				return st, true
+			}
+		case frameInterrupt:
+			run.interrupt()
+		}
+	}
+}
