@@ -56,6 +56,14 @@ type CodeModeLimits struct {
 	// MaxConcurrentToolCalls caps the calls in flight at once (32); a call
 	// over the cap fails the run, it is not queued.
 	MaxConcurrentToolCalls int
+	// MaxErrorMessageBytes caps the message of an error that crosses into
+	// the model's prompt (8 KiB); a longer one is cut and says how long it
+	// was.
+	MaxErrorMessageBytes int
+	// MaxNestingDepth bounds how deeply a program's source nests brackets,
+	// blocks and functions (1000); a deeper program fails with
+	// CODE_MODE_USER_ERROR before it is compiled.
+	MaxNestingDepth int
 }
 
 // CodeModeOptions configure [CodeMode].

@@ -20,7 +20,8 @@ require (
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.44.0
 	google.golang.org/protobuf v1.36.12
-	modernc.org/quickjs v0.27.0
+	modernc.org/libc v1.79.0
+	modernc.org/libquickjs v0.14.0
 )
 
 require (
@@ -57,8 +58,6 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/grpc v1.83.2 // indirect
-	modernc.org/libc v1.79.0 // indirect
-	modernc.org/libquickjs v0.14.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )

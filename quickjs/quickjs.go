@@ -6,13 +6,63 @@
 //
 //	import _ "github.com/aisdkgo/ai/quickjs"
 //
-// Programs run in QuickJS compiled to Go (modernc.org/quickjs, no cgo),
+// Programs run in QuickJS compiled to Go (modernc.org/libquickjs, no cgo),
 // after esbuild has removed their TypeScript types, each in a fresh,
 // isolated context without eval, timers, network or file system, under the
-// limits of [ai.CodeModeLimits]. The package documentation of the sandbox
-// behind it lists every limit, its default and the error code it fails
-// with; the core package ai links none of this unless a program imports
-// this package.
+// limits of [ai.CodeModeLimits]. The core package ai links none of this
+// unless a program imports this package.
+//
+// # Worker processes
+//
+// Programs run in worker processes: the program's own binary, started
+// again and recognised when this package initialises, kept warm in a small
+// pool (at most max(2, GOMAXPROCS) idle workers of about 3 MiB each). A run
+// that outlives its timeout or its context is interrupted wherever it is,
+// and its worker is killed if it has not stopped 100 ms later, so a run
+// always returns within its timeout plus 250 ms, even when it is stuck in a
+// single long built-in call. Workers start with an empty environment, in a
+// process group of their own, and on Linux with a memory cap of the run's
+// limit plus 256 MiB. Packages initialised before this one also initialise
+// in workers; a worker's standard input and output are its own, its
+// standard error is the host's. The costs: the first run of a process waits
+// for a worker to start (a few milliseconds), and each tool call of a
+// program crosses between processes twice (tens of microseconds, which
+// matters only for tools that answer at once).
+//
+// # Limits
+//
+// Every limit, its default and what happens when a program exceeds it:
+//
+//	Limit                    Default            Exceeded
+//	Timeout                  30 s               CODE_MODE_TIMEOUT
+//	(cancelled context)      -                  CODE_MODE_ABORTED
+//	MemoryBytes              64 MiB             catchable InternalError; uncaught CODE_MODE_MEMORY_LIMIT
+//	StackBytes               2 MiB (~5200       catchable InternalError "stack overflow";
+//	                         nested calls)      uncaught CODE_MODE_USER_ERROR
+//	MaxSourceBytes           256 KiB            CODE_MODE_SOURCE_TOO_LARGE, before anything runs
+//	MaxNestingDepth          1000               CODE_MODE_USER_ERROR (SyntaxError), before the transform
+//	MaxResultBytes           1 MiB              CODE_MODE_SERIALIZATION_ERROR
+//	MaxConsoleBytes          64 KiB             the line and every later one dropped silently
+//	MaxToolInputBytes        1 MiB              the call rejects with CODE_MODE_SERIALIZATION_ERROR
+//	MaxToolOutputBytes       4 MiB              the call rejects with CODE_MODE_SERIALIZATION_ERROR
+//	MaxToolCalls             256                CODE_MODE_BRIDGE_LIMIT (uncatchable)
+//	MaxConcurrentToolCalls   32                 CODE_MODE_BRIDGE_LIMIT (uncatchable)
+//	MaxErrorMessageBytes     8 KiB              the message is cut and says how long it was
+//	error names              256 bytes          cut
+//	exception stacks         32 frames of       cut
+//	                         512 bytes
+//	console formatting       100 items per      "... N more items"; deeper values shown
+//	                         container, depth   as [Object] or [Array]; longer strings
+//	                         2, 10000 chars     cut
+//	concurrent runs (per     min(32, memory /   CODE_MODE_CONCURRENCY_LIMIT, at once
+//	process, see             112 MiB), at
+//	SetMaxConcurrentRuns)    least 1
+//	worker memory (Linux)    MemoryBytes +      the worker ends: CODE_MODE_ERROR
+//	                         256 MiB
+//	stuck built-in call      100 ms after the   the worker is killed; the code stays
+//	                         deadline           CODE_MODE_TIMEOUT or CODE_MODE_ABORTED
+//	tools ignoring their     200 ms after the   the run returns without them
+//	context                  run ends
 package quickjs
 
 import (
@@ -25,6 +75,17 @@ import (
 )
 
 func init() { ai.RegisterCodeEngine(Engine()) }
+
+// SetMaxConcurrentRuns sets how many programs may run at once in this
+// process; a run over the limit fails at once with
+// [ai.CodeModeConcurrencyLimit]. n <= 0 restores the default,
+// min(32, available memory / 112 MiB), at least 1. It returns the previous
+// limit.
+func SetMaxConcurrentRuns(n int) (previous int) { return sandbox.SetMaxConcurrentRuns(n) }
+
+// MaxConcurrentRuns returns how many programs may run at once in this
+// process.
+func MaxConcurrentRuns() int { return sandbox.MaxConcurrentRuns() }
 
 // Engine returns the QuickJS engine.
 func Engine() ai.CodeEngine { return engine{} }
@@ -41,6 +102,7 @@ func (engine) Run(ctx context.Context, p ai.CodeProgram) (*ai.CodeModeResult, er
 			MaxSourceBytes: l.MaxSourceBytes, MaxResultBytes: l.MaxResultBytes, MaxConsoleBytes: l.MaxConsoleBytes,
 			MaxToolInputBytes: l.MaxToolInputBytes, MaxToolOutputBytes: l.MaxToolOutputBytes,
 			MaxToolCalls: l.MaxToolCalls, MaxConcurrentToolCalls: l.MaxConcurrentToolCalls,
+			MaxErrorMessageBytes: l.MaxErrorMessageBytes, MaxNestingDepth: l.MaxNestingDepth,
 		},
 		Console: p.Console,
 	}
