@@ -1,7 +1,6 @@
 package ai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aisdkgo/ai/internal/effect"
+	"github.com/aisdkgo/ai/internal/jsondec"
 )
 
 // This file is where tool calls run. Whoever asks for a call (the model,
@@ -274,17 +274,11 @@ func encodeOutput(name string, v any) (raw json.RawMessage, err error) {
 		if len(v) == 0 {
 			return json.RawMessage("null"), nil
 		}
-		if !bytes.ContainsAny(v, " \t\r\n") {
-			if !json.Valid(v) {
-				return nil, &ToolOutputError{ToolName: name, Cause: errors.New("the raw JSON output is not valid JSON")}
-			}
-			return v, nil
+		compact, ok := jsondec.Compact(v)
+		if !ok {
+			return nil, &ToolOutputError{ToolName: name, Cause: errors.New("the raw JSON output is not valid JSON")}
 		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, v); err != nil {
-			return nil, &ToolOutputError{ToolName: name, Cause: err}
-		}
-		return buf.Bytes(), nil
+		return compact, nil
 	case ToolSearchResult:
 		return searchOutput(v), nil
 	}

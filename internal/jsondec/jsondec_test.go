@@ -1,6 +1,7 @@
 package jsondec
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -155,4 +156,15 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
 		}
 	})
+}
+
+func TestCompactAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range append(samples, ` {"a" : [1, 2]} `, "[\n1]", `"a b"`) {
+		got, ok := Compact([]byte(s))
+		var want bytes.Buffer
+		err := json.Compact(&want, []byte(s))
+		if ok != (err == nil) || ok && string(got) != want.String() {
+			t.Errorf("Compact(%q) = %q, %v; encoding/json: %q, %v", s, got, ok, want.String(), err)
+		}
+	}
 }

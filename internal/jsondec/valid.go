@@ -1,21 +1,50 @@
 package jsondec
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // Valid reports whether data is one JSON value (with surrounding white
 // space), exactly as encoding/json's Valid does, without allocating.
 func Valid(data []byte) bool {
+	ok, _ := check(data)
+	return ok
+}
+
+// Compact returns data without insignificant white space, as
+// encoding/json's Compact writes it, or ok false when data is not JSON.
+// Data that has no such space is returned as it is.
+func Compact(data []byte) (out []byte, ok bool) {
+	ok, spaced := check(data)
+	if !ok || !spaced {
+		return data, ok
+	}
+	var b bytes.Buffer
+	b.Grow(len(data))
+	if json.Compact(&b, data) != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+// check validates data and reports whether it holds white space outside
+// strings.
+func check(data []byte) (ok, spaced bool) {
 	v := validator{data: data}
 	v.ws()
 	if !v.value() {
-		return false
+		return false, false
 	}
 	v.ws()
-	return v.pos == len(v.data)
+	return v.pos == len(v.data), v.spaced
 }
 
 type validator struct {
-	data  []byte
-	pos   int
-	depth int
+	data   []byte
+	pos    int
+	depth  int
+	spaced bool // white space was skipped
 }
 
 func (v *validator) ws() {
@@ -23,6 +52,7 @@ func (v *validator) ws() {
 		switch v.data[v.pos] {
 		case ' ', '\t', '\n', '\r':
 			v.pos++
+			v.spaced = true
 		default:
 			return
 		}
