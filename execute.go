@@ -156,7 +156,10 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call ToolC
 	cctx, cancel := withToolTimeout(ctx, r.toolTimeout(call.ToolName), call.ToolName)
 	defer cancel()
 	cctx, endObserved := r.startTool(cctx, s, call)
-	began := r.eff.Now()
+	var began time.Time
+	if r.opts.OnToolExecutionEnd != nil {
+		began = r.eff.Now()
+	}
 	opts := ToolExecutionOptions{ToolCallID: call.ToolCallID, Messages: messages, Context: tctx, Sandbox: s.tools.sandbox}
 	output, execErr := r.invokeTool(cctx, s, e, call, opts, prelim)
 	var encoded json.RawMessage
