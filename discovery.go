@@ -285,7 +285,7 @@ func (r *run) definitions(st *stepTools, order []string) ([]provider.Tool, error
 	}
 	defs := make([]provider.Tool, 0, len(visible))
 	for _, e := range visible {
-		d, err := r.definition(e.name, e.tool, st)
+		d, err := toolDefinition(e.name, e.tool, st)
 		if err != nil {
 			return nil, err
 		}
@@ -306,8 +306,9 @@ func (r *run) definitionIfStatic(name string, t Tool) (provider.Tool, bool) {
 	return nil, false
 }
 
-// definition returns the provider definition of one tool.
-func (r *run) definition(name string, t Tool, st *stepTools) (provider.Tool, error) {
+// toolDefinition returns the provider definition of one tool; st gives the
+// context of description functions (nil for tools without one).
+func toolDefinition(name string, t Tool, st *stepTools) (provider.Tool, error) {
 	switch t := t.(type) {
 	case *ProviderTool:
 		return &provider.ProviderTool{ID: t.id, Name: name, Args: t.args}, nil
@@ -317,7 +318,12 @@ func (r *run) definition(name string, t Tool, st *stepTools) (provider.Tool, err
 				return d, nil
 			}
 		}
-		desc, err := describe(t, name, st.toolsContext[name], st.sandbox)
+		var context any
+		var sandbox Sandbox
+		if st != nil {
+			context, sandbox = st.toolsContext[name], st.sandbox
+		}
+		desc, err := describe(t, name, context, sandbox)
 		if err != nil {
 			return nil, err
 		}

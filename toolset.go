@@ -89,30 +89,21 @@ func (x *toolIndex) staticDefs() []provider.Tool {
 func (x *toolIndex) buildStatic() {
 	x.staticOnce.Do(func() {
 		x.entries = make([]stepEntry, len(x.tools))
-		defs := make([]provider.Tool, 0, len(x.tools))
 		for i, nt := range x.tools {
 			x.entries[i] = stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true}
-			switch t := nt.Tool.(type) {
-			case *ProviderTool:
-				defs = append(defs, &provider.ProviderTool{ID: t.id, Name: nt.Name, Args: t.args})
-			case *FunctionTool:
-				if t.describe != nil || defs == nil {
-					defs = nil
-					continue
-				}
-				defs = append(defs, &provider.FunctionTool{
-					Name:            nt.Name,
-					Description:     t.description,
-					InputSchema:     t.c.input.raw,
-					InputExamples:   t.inputExamples,
-					Strict:          t.strict,
-					ProviderOptions: t.c.providerOptions,
-				})
-			default:
-				defs = nil
-			}
 		}
-		if len(defs) == len(x.tools) && len(defs) > 0 {
+		defs := make([]provider.Tool, 0, len(x.tools))
+		for _, nt := range x.tools {
+			if ft, ok := nt.Tool.(*FunctionTool); ok && ft.describe != nil {
+				return // a description depends on the step
+			}
+			d, err := toolDefinition(nt.Name, nt.Tool, nil)
+			if err != nil {
+				return
+			}
+			defs = append(defs, d)
+		}
+		if len(defs) > 0 {
 			x.defs = defs
 		}
 	})
