@@ -40,21 +40,16 @@ type run struct {
 	prompt           promptBuilder
 	usage            usageSum
 
-	// Room the common case needs, allocated with the run: the options, the
-	// first steps' pointers, the result and its usage counts, and a batch
-	// of ids.
-	optsVal    GenerateTextOptions
-	stepPtrs   [4]*StepResult
-	res        GenerateTextResult
-	totals     [8]int
-	idBuf      [4 * idLen]byte
-	idsUsed    int
-	userParts  [1]UserPart
-	msgBuf     [8]Message
-	respBuf    [8]Message
-	store0     stepStore
-	store0Used bool
-	// The running step: its setup, state and calls, reused by each step.
+	// kept is what the result refers to; the rest of the run is working
+	// state, recycled for a later generation once this one ends.
+	kept *kept
+	// recycle is set when nothing outside the engine saw the working
+	// state, so that it may be reused.
+	recycle bool
+
+	// Room the common case needs, kept with the run: the options, and the
+	// running step's setup, state and calls, reused by each step.
+	optsVal   GenerateTextOptions
 	stepVal   step
 	srVal     stepRun
 	statesBuf [1]callState
@@ -65,20 +60,43 @@ type run struct {
 	out outputState
 }
 
+// kept is the storage of what a generation's result refers to, allocated
+// once per generation with room for the common case: the result, the first
+// steps' pointers, usage counts, a batch of ids, the conversation, the
+// response messages, the first prompt and the first step.
+type kept struct {
+	res        GenerateTextResult
+	stepPtrs   [4]*StepResult
+	totals     [8]int
+	idBuf      [4 * idLen]byte
+	idsUsed    int
+	userParts  [1]UserPart
+	msgBuf     [8]Message
+	respBuf    [8]Message
+	promptBuf  [8]provider.Message
+	store0     stepStore
+	store0Used bool
+}
+
+// runs recycles the working state of finished generations.
+var runs = sync.Pool{New: func() any { return new(run) }}
+
 // newRun checks the options and sets up the per-call state. Errors here are
 // returned before any model call.
 func newRun(ctx context.Context, o *GenerateTextOptions, stream bool) (*run, error) {
 	if err := validateOptions(o); err != nil {
 		return nil, err
 	}
-	r := &run{optsVal: *o, stream: stream}
+	idx := indexOf(o.Tools)
+	if idx.err != nil {
+		return nil, idx.err
+	}
+	r := runs.Get().(*run)
+	r.optsVal, r.stream, r.idx, r.kept = *o, stream, idx, new(kept)
 	opts := &r.optsVal
 	r.opts, r.toolsContext, r.runtimeContext = opts, opts.ToolsContext, opts.RuntimeContext
-	r.steps = r.stepPtrs[:0]
-	r.idx = indexOf(opts.Tools)
-	if r.idx.err != nil {
-		return nil, r.idx.err
-	}
+	r.steps = r.kept.stepPtrs[:0]
+	r.prompt.room = r.kept.promptBuf[:]
 	var err error
 	if r.routing, err = resolveRouting(r.idx, opts.ToolCallers); err != nil {
 		return nil, err
@@ -90,8 +108,23 @@ func newRun(ctx context.Context, o *GenerateTextOptions, stream bool) (*run, err
 		return nil, err
 	}
 	r.eff = effectsFor(ctx, opts.GenerateID)
+	_, local := r.eff.(localEffects)
+	r.recycle = local && opts.Observer == nil
 	r.ctx, r.cancel = withTimeout(ctx, opts.Timeout.Total, "Total")
 	return r, nil
+}
+
+// release ends a finished generation and recycles its working state. The
+// state is reused only when no observer or integration saw it (an
+// observer is handed the options and the model calls' options); what the
+// result refers to lives in r.kept and is never reused.
+func (r *run) release() {
+	r.cancel()
+	if !r.recycle {
+		return
+	}
+	*r = run{}
+	runs.Put(r)
 }
 
 // effectsFor returns the effects a generation on ctx performs: those set by
@@ -107,16 +140,14 @@ func effectsFor(ctx context.Context, newID func() string) effect.Effects {
 	return eff
 }
 
-func (r *run) close() { r.cancel() }
-
 // newStepStore returns the storage of a new step: the run's own for the
 // first step.
 func (r *run) newStepStore() *stepStore {
 	var st *stepStore
-	switch {
-	case !r.store0Used:
-		r.store0Used = true
-		st = &r.store0
+	switch k := r.kept; {
+	case k != nil && !k.store0Used:
+		k.store0Used = true
+		st = &k.store0
 	default:
 		st = new(stepStore)
 	}
@@ -130,19 +161,20 @@ func (r *run) newID() string {
 	if _, local := r.eff.(localEffects); !local {
 		return r.eff.NewID()
 	}
-	if r.idsUsed < len(r.idBuf)/idLen {
-		// The first ids live in the run; their bytes are never written
-		// again, so the strings may share them. The first is random; the
-		// next ones keep its random part and count in their last digits.
-		b := r.idBuf[r.idsUsed*idLen : (r.idsUsed+1)*idLen]
-		if r.idsUsed == 0 {
+	if k := r.kept; k != nil && k.idsUsed < len(k.idBuf)/idLen {
+		// The first ids live with the result; their bytes are never
+		// written again, so the strings may share them. The first is
+		// random; the next ones keep its random part and count in their
+		// last digits.
+		b := k.idBuf[k.idsUsed*idLen : (k.idsUsed+1)*idLen]
+		if k.idsUsed == 0 {
 			appendRandomID(b[:0])
 		} else {
 			const hex = "0123456789abcdef"
-			copy(b, r.idBuf[:idLen])
-			b[idLen-1] = hex[(strings.IndexByte(hex, b[idLen-1])+r.idsUsed)%16]
+			copy(b, k.idBuf[:idLen])
+			b[idLen-1] = hex[(strings.IndexByte(hex, b[idLen-1])+k.idsUsed)%16]
 		}
-		r.idsUsed++
+		k.idsUsed++
 		return unsafe.String(&b[0], idLen)
 	}
 	return randomID()
@@ -184,8 +216,9 @@ func (r *run) standardizePrompt() error {
 	case o.Prompt != "" && o.Messages != nil:
 		return &InvalidPromptError{Message: "set Prompt or Messages, not both"}
 	case o.Prompt != "":
-		r.userParts[0] = TextPart{Text: o.Prompt}
-		r.messages = append(r.msgBuf[:0], UserMessage{Content: r.userParts[:1:1]})
+		k := r.kept
+		k.userParts[0] = TextPart{Text: o.Prompt}
+		r.messages = append(k.msgBuf[:0], UserMessage{Content: k.userParts[:1:1]})
 	case o.Messages == nil:
 		return &InvalidPromptError{Message: "a Prompt or Messages is required"}
 	case len(o.Messages) == 0:
@@ -210,12 +243,12 @@ func (r *run) standardizePrompt() error {
 type stepStore struct {
 	res       StepResult
 	total     int
-	content   [6]ContentPart
-	assistant [4]AssistantPart
-	tool      [4]ToolPart
+	content   [4]ContentPart
+	assistant [2]AssistantPart
+	tool      [2]ToolPart
 	msgs      [2]Message
 	arena     []byte // room for the tool inputs' bytes
-	arenaBuf  [128]byte
+	arenaBuf  [64]byte
 }
 
 // step is the setup of one step: its model, tools, messages and call
@@ -732,7 +765,7 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 	r.steps = append(r.steps, st)
 	r.usage.add(st.Usage)
 	if r.responseMessages == nil {
-		r.responseMessages = r.respBuf[:0]
+		r.responseMessages = r.kept.respBuf[:0]
 	}
 	r.responseMessages = append(r.responseMessages, msgs...)
 	r.messages = append(s.grow, msgs...)

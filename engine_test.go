@@ -545,3 +545,46 @@ func TestRemoteToolOutputKeepsItsType(t *testing.T) {
 	assert.Equal(t, ai.TextOutput{Value: "21 degrees in Oslo"}, tool.Content[0].(ai.ToolResultPart).Output)
 	assert.Equal(t, ai.TextOutput{Value: "hello bob"}, tool.Content[1].(ai.ToolResultPart).Output, "a string output is text for the model")
 }
+
+// TestResultsOutliveLaterGenerations checks that what a generation returns
+// (its steps, content, messages and usage) and what its model was handed
+// (the prompts) stay as they were while later generations run: the engine
+// reuses its working state, never what a result or a model refers to.
+func TestResultsOutliveLaterGenerations(t *testing.T) {
+	run := func(city, answer string, stream bool) (*ai.GenerateTextResult, *aitest.Model) {
+		model := aitest.NewModel(toolStep(tc("call-"+city, "weather", map[string]any{"city": city})), textStep(answer))
+		opts := ai.GenerateTextOptions{
+			Model:    model,
+			Tools:    ai.Tools{{Name: "weather", Tool: weatherTool(nil)}},
+			StopWhen: ai.StepCountIs(3),
+			Prompt:   "Weather in " + city + "?",
+		}
+		if !stream {
+			res, err := ai.GenerateText(context.Background(), opts)
+			require.NoError(t, err)
+			return res, model
+		}
+		st, err := ai.StreamText(context.Background(), opts)
+		require.NoError(t, err)
+		res, err := st.Wait()
+		require.NoError(t, err)
+		return res, model
+	}
+	snapshot := func(res *ai.GenerateTextResult, model *aitest.Model) string {
+		b, err := json.Marshal(map[string]any{"steps": res.Steps, "messages": res.ResponseMessages,
+			"usage": res.Usage, "text": res.Text, "prompts": model.Calls()})
+		require.NoError(t, err)
+		return string(b)
+	}
+	for _, stream := range []bool{false, true} {
+		first, firstModel := run("Paris", "Rain in Paris.", stream)
+		want := snapshot(first, firstModel)
+		require.Contains(t, want, "Paris")
+		for i := range 20 {
+			city := fmt.Sprintf("Berlin%02d", i)
+			later, laterModel := run(city, "Sun in "+city+".", i%2 == 0)
+			require.Contains(t, snapshot(later, laterModel), city)
+		}
+		assert.Equal(t, want, snapshot(first, firstModel), "stream=%v", stream)
+	}
+}

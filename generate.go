@@ -377,8 +377,10 @@ func GenerateText(ctx context.Context, opts GenerateTextOptions) (*GenerateTextR
 	if err != nil {
 		return nil, err
 	}
-	defer r.close()
-	return r.observed(r.generate)
+	defer r.cancel() // when a panic goes through; release is not reached
+	res, err := r.observed(r.generate)
+	r.release()
+	return res, err
 }
 
 // generate drives GenerateText.
@@ -485,8 +487,8 @@ func (r *run) generateStep(s *step) (bool, error) {
 
 // result returns the generation's result so far.
 func (r *run) result() *GenerateTextResult {
-	res := &r.res
-	*res = GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(&r.totals), ResponseMessages: slices.Clip(r.responseMessages),
+	res := &r.kept.res
+	*res = GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(&r.kept.totals), ResponseMessages: slices.Clip(r.responseMessages),
 		output: r.out.value}
 	if r.out.lazy {
 		res.textOutput = 1

@@ -125,23 +125,21 @@ type promptBuilder struct {
 	instructions []SystemMessage // what out starts with
 	src          []Message       // the messages converted so far
 	out          []provider.Message
-	handed       int      // len(out) when it was last returned
-	pending      []string // client tool calls without a result yet
-	outBuf       [8]provider.Message
-	outUsed      bool
+	handed       int                // len(out) when it was last returned
+	pending      []string           // client tool calls without a result yet
+	room         []provider.Message // storage for the first prompt; nil once used
 	pendingBuf   [4]string
 }
 
 // build returns the prompt of instructions and messages.
 func (b *promptBuilder) build(instructions []SystemMessage, messages []Message) ([]provider.Message, error) {
 	if !b.extends(instructions, messages) {
-		// outBuf serves the first prompt only: later ones must not write
+		// room serves the first prompt only: later ones must not write
 		// where a returned prompt lives.
-		used := b.outUsed
 		b.instructions, b.src, b.out, b.handed = instructions, nil, nil, 0
 		b.pending = b.pendingBuf[:0]
-		if n := len(instructions) + len(messages) + 4; n <= len(b.outBuf) && !used {
-			b.out, b.outUsed = b.outBuf[:0], true
+		if n := len(instructions) + len(messages) + 4; n <= cap(b.room) {
+			b.out, b.room = b.room[:0], nil
 		} else {
 			b.out = make([]provider.Message, 0, n)
 		}

@@ -141,13 +141,16 @@ type streamer struct {
 
 func (s *StreamTextResult) drive(yield func(Part, error) bool) {
 	defer close(s.done)
-	defer s.r.close()
-	ctx, cancel := context.WithCancelCause(s.r.ctx)
-	s.r.ctx = ctx
+	r := s.r
+	defer r.cancel() // when the reader panics; release is not reached
+	ctx, cancel := context.WithCancelCause(r.ctx)
 	defer cancel(nil)
+	r.ctx = ctx
 	st := &s.st
-	*st = streamer{r: s.r, yield: yield, cancel: cancel}
-	s.result, s.err = s.r.observed(st.run)
+	*st = streamer{r: r, yield: yield, cancel: cancel}
+	s.result, s.err = r.observed(st.run)
+	s.r, s.st = nil, streamer{}
+	r.release()
 }
 
 // emit hands a part to the reader; false means stop.
@@ -260,7 +263,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		return nil, &NoOutputGeneratedError{Message: "check the stream for errors"}
 	}
 	last := r.steps[len(r.steps)-1]
-	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage(&r.totals)})
+	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage(&r.kept.totals)})
 	if st.stopped {
 		return st.partial()
 	}
