@@ -11,8 +11,8 @@ import (
 
 // parseCall turns a provider tool call into a validated ToolCall, or an
 // invalid one, repairing it when a repair function is set.
-func (r *run) parseCall(s *step, pc provider.ToolCall) ToolCall {
-	call, err := r.parseOnce(s, pc)
+func (r *run) parseCall(s *step, pc provider.ToolCall, arena *inputArena) ToolCall {
+	call, err := r.parseOnce(s, pc, arena)
 	if err == nil {
 		return call
 	}
@@ -27,7 +27,7 @@ func (r *run) parseCall(s *step, pc provider.ToolCall) ToolCall {
 			case fixed != nil:
 				pc.ToolName = fixed.ToolName
 				pc.Input = fixed.Input
-				call, err = r.parseOnce(s, pc)
+				call, err = r.parseOnce(s, pc, arena)
 				if err == nil {
 					return call
 				}
@@ -55,8 +55,8 @@ func (r *run) repair(s *step, pc provider.ToolCall, cause error) (fixed *Repaire
 }
 
 // parseOnce looks the tool up among the tools the model saw and validates
-// the input.
-func (r *run) parseOnce(s *step, pc provider.ToolCall) (ToolCall, error) {
+// the input; arena, when set, is room for the input's bytes.
+func (r *run) parseOnce(s *step, pc provider.ToolCall, arena *inputArena) (ToolCall, error) {
 	text := strings.TrimSpace(pc.Input)
 	if text == "" {
 		text = "{}"
@@ -75,10 +75,6 @@ func (r *run) parseOnce(s *step, pc provider.ToolCall) (ToolCall, error) {
 		return ToolCall{}, &NoSuchToolError{ToolName: pc.ToolName, AvailableTools: s.tools.modelToolNames()}
 	}
 	c := e.tool.core()
-	var arena *[]byte
-	if s.store != nil {
-		arena = &s.store.arena
-	}
 	raw, value, err := c.parseInput(pc.ToolName, pc.Input, arena)
 	if err != nil {
 		return ToolCall{}, err
@@ -102,17 +98,13 @@ func (r *run) parseOnce(s *step, pc provider.ToolCall) (ToolCall, error) {
 // made by caller tools alike.
 //
 // arena, when set, is room for the input's bytes (a step's inputs share it).
-func (c *toolCore) parseInput(name, input string, arena *[]byte) (json.RawMessage, any, error) {
+func (c *toolCore) parseInput(name, input string, arena *inputArena) (json.RawMessage, any, error) {
 	text := strings.TrimSpace(input)
 	if text == "" {
 		text = "{}"
 	}
-	var raw json.RawMessage
-	if arena != nil && len(text) <= cap(*arena)-len(*arena) {
-		n := len(*arena)
-		*arena = append(*arena, text...)
-		raw = (*arena)[n : n+len(text) : n+len(text)]
-	} else {
+	raw := arena.take(text)
+	if raw == nil {
 		raw = json.RawMessage(text)
 	}
 	if err := parseJSON(raw); err != nil {

@@ -55,27 +55,10 @@ type run struct {
 	statesBuf [1]callState
 	callsBuf  [1]*callState
 	doneBuf   [1]ContentPart
+	msgsBuf   [2]Message
 
 	obs *observation // what the Observer watches that is open; nil without one
 	out outputState
-}
-
-// kept is the storage of what a generation's result refers to, allocated
-// once per generation with room for the common case: the result, the first
-// steps' pointers, usage counts, a batch of ids, the conversation, the
-// response messages, the first prompt and the first step.
-type kept struct {
-	res        GenerateTextResult
-	stepPtrs   [4]*StepResult
-	totals     [8]int
-	idBuf      [4 * idLen]byte
-	idsUsed    int
-	userParts  [1]UserPart
-	msgBuf     [8]Message
-	respBuf    [8]Message
-	promptBuf  [8]provider.Message
-	store0     stepStore
-	store0Used bool
 }
 
 // runs recycles the working state of finished generations.
@@ -96,7 +79,6 @@ func newRun(ctx context.Context, o *GenerateTextOptions, stream bool) (*run, err
 	opts := &r.optsVal
 	r.opts, r.toolsContext, r.runtimeContext = opts, opts.ToolsContext, opts.RuntimeContext
 	r.steps = r.kept.stepPtrs[:0]
-	r.prompt.room = r.kept.promptBuf[:]
 	var err error
 	if r.routing, err = resolveRouting(r.idx, opts.ToolCallers); err != nil {
 		return nil, err
@@ -138,21 +120,6 @@ func effectsFor(ctx context.Context, newID func() string) effect.Effects {
 		eff = idEffects{eff, newID}
 	}
 	return eff
-}
-
-// newStepStore returns the storage of a new step: the run's own for the
-// first step.
-func (r *run) newStepStore() *stepStore {
-	var st *stepStore
-	switch k := r.kept; {
-	case k != nil && !k.store0Used:
-		k.store0Used = true
-		st = &k.store0
-	default:
-		st = new(stepStore)
-	}
-	st.arena = st.arenaBuf[:0]
-	return st
 }
 
 // newID returns a fresh id. The local effects' random ids are made a few
@@ -236,21 +203,6 @@ func (r *run) standardizePrompt() error {
 	return nil
 }
 
-// stepStore holds what one step keeps, in one block: its result and room
-// for a few content parts, messages and tool input bytes. What a step needs
-// only while it runs (the step itself, its state, its calls) lives in the
-// run and serves every step in turn.
-type stepStore struct {
-	res       StepResult
-	total     int
-	content   [4]ContentPart
-	assistant [2]AssistantPart
-	tool      [2]ToolPart
-	msgs      [2]Message
-	arena     []byte // room for the tool inputs' bytes
-	arenaBuf  [64]byte
-}
-
 // step is the setup of one step: its model, tools, messages and call
 // options.
 type step struct {
@@ -281,7 +233,7 @@ func (r *run) prepare() (*step, error) {
 		return nil, context.Cause(r.ctx)
 	}
 	o := r.opts
-	store := r.newStepStore()
+	store := new(stepStore)
 	s := &r.stepVal
 	*s = step{number: n, model: o.Model, store: store}
 	var p *PrepareStepResult
@@ -481,6 +433,9 @@ type callState struct {
 	blocked bool
 	// outcome is the result or error of the execution.
 	outcome ContentPart
+	// rec holds what the call adds to the step's result; nil outside the
+	// loop's steps.
+	rec *callRecord
 }
 
 // newCallState returns the state of a new call, taken from a block
@@ -535,12 +490,17 @@ func (sr *stepRun) findCall(id string) *callState {
 // once; in a stream it is also committed (input callbacks, approval) and
 // emitted.
 func (sr *stepRun) toolCall(pc provider.ToolCall) (bool, error) {
-	call := sr.r.parseCall(sr.s, pc)
+	var rec *callRecord
+	if sr.s.store != nil {
+		rec = new(callRecord)
+	}
+	call := sr.r.parseCall(sr.s, pc, rec.arena())
 	cs := sr.newCallState(call)
+	cs.rec = rec
 	if e, ok := sr.s.tools.execTool(call.ToolName); ok {
 		cs.entry = e
 	}
-	sr.content = append(sr.content, call)
+	sr.content = append(sr.content, rec.callContent(call))
 	if !sr.streaming() {
 		return true, nil
 	}
@@ -732,7 +692,7 @@ func (sr *stepRun) assemble(done []ContentPart) []ContentPart {
 // finishStep records a step, builds its messages and decides whether the
 // generation goes on.
 func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, error) {
-	msgs, err := r.responseMessagesFor(s, content)
+	msgs, err := r.responseMessagesFor(s, sr.calls, content)
 	if err != nil {
 		return false, err
 	}
@@ -761,18 +721,45 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 	if st.Response.ModelID == "" {
 		st.Response.ModelID = st.ModelID
 	}
-	st.Response.Messages = msgs
+	st.Response.Messages = r.addMessages(s.grow, msgs)
 	r.steps = append(r.steps, st)
 	r.usage.add(st.Usage)
-	if r.responseMessages == nil {
-		r.responseMessages = r.kept.respBuf[:0]
-	}
-	r.responseMessages = append(r.responseMessages, msgs...)
-	r.messages = append(s.grow, msgs...)
 	if f := r.opts.OnStepEnd; f != nil {
 		callback("OnStepEnd", func() { f(st) })
 	}
 	return r.shouldContinue(st)
+}
+
+// addMessages appends the messages a step (or a resumption) added to the
+// conversation, which continues from conv, and to the response messages,
+// and returns them as stored. The conversation grows in place; the
+// response messages share its storage while they are its tail, so each
+// message is stored once. Neither is written where a slice handed out
+// (a step's messages, a prompt, a result) can see it.
+func (r *run) addMessages(conv, msgs []Message) []Message {
+	if len(msgs) == 0 {
+		r.messages = conv
+		return nil
+	}
+	n := len(conv)
+	if cap(conv)-n < len(msgs) {
+		// Room for the next steps too, so that the conversation is not
+		// copied every step.
+		conv = append(make([]Message, 0, n+len(msgs)+6), conv...)
+	}
+	conv = append(conv, msgs...)
+	added := conv[n:]
+	r.messages = conv
+	rm := r.responseMessages
+	switch {
+	case len(rm) == 0:
+		r.responseMessages = added
+	case cap(rm) > len(rm) && &rm[:len(rm)+1][len(rm)] == &added[0]:
+		r.responseMessages = rm[:len(rm)+len(added)]
+	default:
+		r.responseMessages = append(slices.Clip(rm), added...)
+	}
+	return slices.Clip(added)
 }
 
 // shouldContinue applies the continuation rules after a step.

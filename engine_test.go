@@ -588,3 +588,40 @@ func TestResultsOutliveLaterGenerations(t *testing.T) {
 		assert.Equal(t, want, snapshot(first, firstModel), "stream=%v", stream)
 	}
 }
+
+// TestDuplicateCallIDsKeepTheirOwnParts sends two calls under one id: each
+// keeps its input, its result and its parts of the response messages.
+func TestDuplicateCallIDsKeepTheirOwnParts(t *testing.T) {
+	model := aitest.NewModel(
+		toolStep(tc("same", "weather", map[string]any{"city": "Paris"}), tc("same", "weather", map[string]any{"city": "Berlin"})),
+		textStep("done"))
+	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model:    model,
+		Tools:    ai.Tools{{Name: "weather", Tool: weatherTool(nil)}},
+		StopWhen: ai.StepCountIs(3),
+		Prompt:   "Weather?",
+	})
+	require.NoError(t, err)
+	step := res.Steps[0]
+	var inputs, outputs []string
+	for _, c := range step.ToolCalls() {
+		inputs = append(inputs, string(c.Input))
+	}
+	for _, r := range step.ToolResults() {
+		outputs = append(outputs, r.Output.(weatherOut).Forecast)
+	}
+	assert.Equal(t, []string{`{"city":"Paris"}`, `{"city":"Berlin"}`}, inputs)
+	assert.ElementsMatch(t, []string{"rain in Paris", "rain in Berlin"}, outputs)
+	require.Len(t, step.Response.Messages, 2)
+	var parts []string
+	for _, p := range step.Response.Messages[1].(ai.ToolMessage).Content {
+		out := p.(ai.ToolResultPart).Output.(ai.JSONOutput)
+		parts = append(parts, string(out.Value))
+	}
+	assert.ElementsMatch(t, []string{`{"forecast":"rain in Paris"}`, `{"forecast":"rain in Berlin"}`}, parts)
+	var calls []string
+	for _, p := range step.Response.Messages[0].(ai.AssistantMessage).Content {
+		calls = append(calls, string(p.(ai.ToolCallPart).Input))
+	}
+	assert.Equal(t, []string{`{"city":"Paris"}`, `{"city":"Berlin"}`}, calls)
+}

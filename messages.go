@@ -116,37 +116,41 @@ func UnmarshalMessages(data []byte) ([]Message, error) {
 // promptBuilder builds the prompts of a generation's steps: instructions
 // first, then the messages with approval requests, non-provider approval
 // responses and empty text parts removed, and consecutive tool messages
-// merged. Messages that need no change are shared, not copied. Building
-// fails when a tool call has no result before the conversation moves on.
-// Each step's
-// messages extend the previous step's, so only the new messages are
-// converted and appended; the prompts of earlier steps are never modified.
+// merged. Messages that need no change are shared, not copied: without
+// instructions, while no message needs a change, the prompt is the
+// messages themselves. Building fails when a tool call has no result
+// before the conversation moves on. Each step's messages extend the
+// previous step's, so only the new messages are converted and appended;
+// the prompts of earlier steps are never modified.
 type promptBuilder struct {
 	instructions []SystemMessage // what out starts with
 	src          []Message       // the messages converted so far
 	out          []provider.Message
-	handed       int                // len(out) when it was last returned
-	pending      []string           // client tool calls without a result yet
-	room         []provider.Message // storage for the first prompt; nil once used
-	pendingBuf   [4]string
+	// aliased is set while out is a prefix of src (same storage): every
+	// message so far is passed on unchanged.
+	aliased    bool
+	next       []Message // the messages being converted
+	handed     int       // len(out) when it was last returned
+	pending    []string  // client tool calls without a result yet
+	pendingBuf [4]string
 }
 
 // build returns the prompt of instructions and messages.
 func (b *promptBuilder) build(instructions []SystemMessage, messages []Message) ([]provider.Message, error) {
 	if !b.extends(instructions, messages) {
-		// room serves the first prompt only: later ones must not write
-		// where a returned prompt lives.
-		b.instructions, b.src, b.out, b.handed = instructions, nil, nil, 0
+		b.instructions, b.src, b.out, b.handed, b.aliased = instructions, nil, nil, 0, false
 		b.pending = b.pendingBuf[:0]
-		if n := len(instructions) + len(messages) + 4; n <= cap(b.room) {
-			b.out, b.room = b.room[:0], nil
+		if len(instructions) == 0 && len(messages) > 0 {
+			b.out, b.aliased = messages[:0], true
 		} else {
-			b.out = make([]provider.Message, 0, n)
+			// Room for the messages of a few more steps.
+			b.out = make([]provider.Message, 0, len(instructions)+len(messages)+6)
 		}
 		for _, m := range instructions {
 			b.out = append(b.out, m)
 		}
 	}
+	b.next = messages
 	for _, msg := range messages[len(b.src):] {
 		if err := b.add(msg); err != nil {
 			b.out = nil
@@ -168,6 +172,15 @@ func (b *promptBuilder) build(instructions []SystemMessage, messages []Message) 
 	return slices.Clip(out), nil
 }
 
+// own gives the builder storage of its own once the prompt departs from
+// the messages.
+func (b *promptBuilder) own() {
+	if b.aliased {
+		b.out = append(make([]provider.Message, 0, len(b.out)+8), b.out...)
+		b.aliased, b.handed = false, 0
+	}
+}
+
 // extends reports whether messages extend what the builder converted, after
 // the same instructions.
 func (b *promptBuilder) extends(instructions []SystemMessage, messages []Message) bool {
@@ -184,12 +197,13 @@ func (b *promptBuilder) extends(instructions []SystemMessage, messages []Message
 func (b *promptBuilder) add(msg Message) error {
 	// A message that needs no change is passed on as the same interface
 	// value, without copying or boxing it again.
+	changed := false
 	switch m := msg.(type) {
 	case nil:
 		return &InvalidPromptError{Message: "a message is nil"}
 	case ToolMessage:
-		if c, changed := cleanTool(m); changed {
-			m, msg = c, c
+		if c, ok := cleanTool(m); ok {
+			m, msg, changed = c, c, true
 		}
 		for _, p := range m.Content {
 			if r, ok := p.(ToolResultPart); ok {
@@ -197,18 +211,19 @@ func (b *promptBuilder) add(msg Message) error {
 			}
 		}
 		if last, ok := lastTool(b.out); ok {
+			b.own()
 			b.set(len(b.out)-1, mergeTool(last, m))
 			return nil
 		}
-		b.out = append(b.out, msg)
+		b.push(msg, changed)
 		return nil
 	case UserMessage:
-		if c, changed := cleanUser(m); changed {
-			msg = c
+		if c, ok := cleanUser(m); ok {
+			msg, changed = c, true
 		}
 	case AssistantMessage:
-		if c, changed := cleanAssistant(m); changed {
-			m, msg = c, c
+		if c, ok := cleanAssistant(m); ok {
+			m, msg, changed = c, c, true
 		}
 		for _, p := range m.Content {
 			if c, ok := p.(ToolCallPart); ok && !c.ProviderExecuted {
@@ -220,13 +235,27 @@ func (b *promptBuilder) add(msg Message) error {
 		return &MissingToolResultsError{ToolCallIDs: slices.Clone(b.pending)}
 	}
 	if t, ok := lastTool(b.out); ok && len(t.Content) == 0 {
+		b.own()
 		b.out = b.out[:len(b.out)-1]
 		if b.handed > len(b.out) {
 			b.handed = len(b.out)
 		}
 	}
-	b.out = append(b.out, msg)
+	b.push(msg, changed)
 	return nil
+}
+
+// push appends a converted message; changed says whether it differs from
+// the message it came from.
+func (b *promptBuilder) push(msg Message, changed bool) {
+	if b.aliased && !changed {
+		// The message is the next one of the messages, whose storage out
+		// shares.
+		b.out = b.next[:len(b.out)+1]
+		return
+	}
+	b.own()
+	b.out = append(b.out, msg)
 }
 
 // set replaces out[i], copying out first when a returned prompt holds it.

@@ -10,15 +10,16 @@ import (
 // responseMessagesFor builds the messages a step adds to the conversation:
 // an assistant message with the model's output (and provider-executed
 // results), then a tool message with approval responses and client tool
-// results, the results ordered like their calls.
-func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, error) {
+// results, the results ordered like their calls. states are the step's
+// calls, whose records store the parts.
+func (r *run) responseMessagesFor(s *step, states []*callState, content []ContentPart) ([]Message, error) {
 	var assistant []AssistantPart
 	var tool []ToolPart
-	var msgs []Message
+	msgs := r.msgsBuf[:0] // copied into the conversation by addMessages
 	if s.store != nil && len(content) <= len(s.store.assistant) {
-		assistant, tool, msgs = s.store.assistant[:0], s.store.tool[:0], s.store.msgs[:0]
+		assistant, tool = s.store.assistant[:0], s.store.tool[:0]
 	} else {
-		assistant, msgs = make([]AssistantPart, 0, len(content)), make([]Message, 0, 2)
+		assistant = make([]AssistantPart, 0, len(content))
 	}
 	// calls holds the positions of the tool calls in content.
 	var callBuf [4]int
@@ -30,6 +31,14 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 			}
 		}
 		return ToolCall{}, len(calls)
+	}
+	record := func(id string) *callRecord {
+		for _, cs := range states {
+			if cs.call.ToolCallID == id {
+				return cs.rec
+			}
+		}
+		return nil
 	}
 	for i, p := range content {
 		switch p := p.(type) {
@@ -52,13 +61,13 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 			if p.Invalid && !isJSONObjectLike(input) {
 				input = json.RawMessage("{}")
 			}
-			assistant = append(assistant, ToolCallPart{
+			assistant = append(assistant, record(p.ToolCallID).callMessagePart(ToolCallPart{
 				ToolCallID:       p.ToolCallID,
 				ToolName:         p.ToolName,
 				Input:            input,
 				ProviderExecuted: p.ProviderExecuted,
 				ProviderOptions:  p.ProviderMetadata,
-			})
+			}))
 		case ToolResult:
 			if p.ProviderExecuted {
 				assistant = append(assistant, ToolResultPart{
@@ -103,23 +112,20 @@ func (r *run) responseMessagesFor(s *step, content []ContentPart) ([]Message, er
 			}
 			id := callIDOf(p)
 			c, _ := call(id)
-			out, err := r.modelOutput(s.ctx, p, c)
+			rec := record(id)
+			out, err := r.modelOutput(s.ctx, p, c, rec)
 			if err != nil {
 				return nil, err
 			}
-			tool = append(tool, ToolResultPart{
+			tool = append(tool, rec.resultMessagePart(ToolResultPart{
 				ToolCallID: id, ToolName: toolNameOf(p), Output: out, ProviderOptions: providerMetaOf(p),
-			})
+			}))
 		}
 	}
-	sortToolResults(tool, func(id string) int { _, k := call(id); return k })
-	if len(assistant) > 0 {
-		msgs = append(msgs, AssistantMessage{Content: assistant})
+	if len(tool) > 1 {
+		sortToolResults(tool, func(id string) int { _, k := call(id); return k })
 	}
-	if len(tool) > 0 {
-		msgs = append(msgs, ToolMessage{Content: tool})
-	}
-	return msgs, nil
+	return s.store.messages(msgs, assistant, tool), nil
 }
 
 // sortToolResults orders the tool-result parts like their calls (pos gives

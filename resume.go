@@ -125,7 +125,7 @@ func (r *run) resume(ev *resumeHooks) error {
 			// before the model call), as in the reference.
 			continue
 		}
-		call, err := r.parseOnce(s, provider.ToolCall{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: string(a.call.Input)})
+		call, err := r.parseOnce(s, provider.ToolCall{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: string(a.call.Input)}, nil)
 		if err != nil {
 			invalid = append(invalid, ToolError{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: a.call.Input, Error: err, Dynamic: true})
 			continue
@@ -180,7 +180,7 @@ func (r *run) resume(ev *resumeHooks) error {
 	var parts []ToolPart
 	for _, out := range outs {
 		i := slices.IndexFunc(torun, func(cs *callState) bool { return cs.call.ToolCallID == callIDOf(out) })
-		mo, err := r.modelOutput(r.ctx, out, torun[i].call)
+		mo, err := r.modelOutput(r.ctx, out, torun[i].call, nil)
 		if err != nil {
 			return err
 		}
@@ -208,9 +208,7 @@ func (r *run) resume(ev *resumeHooks) error {
 	if len(parts) == 0 {
 		return nil
 	}
-	msg := ToolMessage{Content: parts}
-	r.responseMessages = append(r.responseMessages, msg)
-	r.messages = append(slices.Clip(r.messages), msg)
+	r.addMessages(slices.Clip(r.messages), []Message{ToolMessage{Content: parts}})
 	return nil
 }
 
