@@ -49,8 +49,8 @@ type callRecord struct {
 	resultPart ToolResultPart
 	text       TextOutput
 	json       JSONOutput
-	input      inputArena
 	used       uint8 // the slots handed out
+	input      inputArena
 }
 
 // The slots of a call record.
@@ -161,18 +161,18 @@ func (st *stepStore) messages(dst []Message, assistant []AssistantPart, tool []T
 
 // inputArena is room for the bytes of tool inputs.
 type inputArena struct {
-	used int
+	used uint8
 	buf  [40]byte
 }
 
 // take copies text into the arena and returns the copy, or nil when there
 // is no room left.
 func (a *inputArena) take(text string) json.RawMessage {
-	if a == nil || len(text) > len(a.buf)-a.used {
+	if a == nil || len(text) > len(a.buf)-int(a.used) {
 		return nil
 	}
-	n := a.used
-	a.used += copy(a.buf[n:], text)
+	n := int(a.used)
+	a.used += uint8(copy(a.buf[n:], text))
 	return a.buf[n:a.used:a.used]
 }
 
