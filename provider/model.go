@@ -30,7 +30,10 @@ import (
 // stream returned by Stream ends (with ctx's error or an [Error] part)
 // promptly, releasing any connection. The ai package calls one model value
 // from many goroutines at once, so implementations must be safe for
-// concurrent use.
+// concurrent use. The options belong to the caller: a model must not modify
+// them, and may keep what they refer to (the prompt, the tools) but not the
+// *CallOptions itself once the call returned, as the caller reuses it; copy
+// the struct to keep it.
 type LanguageModel interface {
 	// Provider names the provider, for example "openai.responses".
 	Provider() string
