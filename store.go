@@ -3,6 +3,8 @@ package ai
 import (
 	"encoding/json"
 	"unsafe"
+
+	"github.com/aisdkgo/ai/provider"
 )
 
 // This file holds the storage of what a generation returns: its result,
@@ -188,4 +190,26 @@ func (a *inputArena) take(text string) json.RawMessage {
 func inPlace[I any, T any](zero I, p *T) I {
 	(*[2]unsafe.Pointer)(unsafe.Pointer(&zero))[1] = unsafe.Pointer(p)
 	return zero
+}
+
+// The stream's text and reasoning deltas have the layout of the provider's
+// (TestDeltaLayouts), so a delta passed on unchanged shares the provider's
+// storage instead of being copied for each part.
+
+// textDelta returns the provider's text delta held by part as a stream
+// part.
+func textDelta(part provider.StreamPart) Part {
+	return inPlace(Part(TextDelta{}), (*TextDelta)(dataOf(part)))
+}
+
+// reasoningDelta returns the provider's reasoning delta held by part as a
+// stream part.
+func reasoningDelta(part provider.StreamPart) Part {
+	return inPlace(Part(ReasoningDelta{}), (*ReasoningDelta)(dataOf(part)))
+}
+
+// dataOf returns where an interface value's dynamic value is stored; the
+// value is not a pointer.
+func dataOf(v provider.StreamPart) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }

@@ -1,9 +1,12 @@
 package ai
 
 import (
+	"reflect"
 	"runtime"
 	"testing"
 	"unsafe"
+
+	"github.com/aisdkgo/ai/provider"
 )
 
 // TestStorageBlocksFitWithoutHeader keeps the blocks a generation
@@ -64,5 +67,34 @@ func TestCallRecordSlotsAreTakenOnce(t *testing.T) {
 	var none *callRecord
 	if got := none.textOutput(TextOutput{Value: "x"}); got.(TextOutput).Value != "x" {
 		t.Fatalf("nil record: %#v", got)
+	}
+}
+
+// TestDeltaLayouts checks that the stream's deltas and the provider's have
+// one layout, which textDelta and reasoningDelta rely on.
+func TestDeltaLayouts(t *testing.T) {
+	for _, pair := range [][2]reflect.Type{
+		{reflect.TypeFor[TextDelta](), reflect.TypeFor[provider.TextDelta]()},
+		{reflect.TypeFor[ReasoningDelta](), reflect.TypeFor[provider.ReasoningDelta]()},
+	} {
+		a, b := pair[0], pair[1]
+		if a.Size() != b.Size() || a.NumField() != b.NumField() {
+			t.Fatalf("%v and %v differ in size or fields", a, b)
+		}
+		for i := range a.NumField() {
+			fa, fb := a.Field(i), b.Field(i)
+			if fa.Type != fb.Type || fa.Offset != fb.Offset {
+				t.Errorf("%v.%s and %v.%s differ", a, fa.Name, b, fb.Name)
+			}
+		}
+	}
+	part := provider.StreamPart(provider.TextDelta{ID: "t1", Delta: "ab", ProviderMetadata: provider.ProviderMetadata{"x": {"y": 1}}})
+	got, ok := textDelta(part).(TextDelta)
+	if !ok || got.ID != "t1" || got.Text != "ab" || got.ProviderMetadata["x"]["y"] != 1 {
+		t.Fatalf("textDelta = %#v", got)
+	}
+	rpart := provider.StreamPart(provider.ReasoningDelta{ID: "r1", Delta: "hm"})
+	if got, ok := reasoningDelta(rpart).(ReasoningDelta); !ok || got.ID != "r1" || got.Text != "hm" {
+		t.Fatalf("reasoningDelta = %#v", got)
 	}
 }

@@ -523,6 +523,9 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
 		// Empty text deltas without metadata are not passed on.
 		if p.Delta != "" || p.ProviderMetadata != nil {
+			if b.id == p.ID {
+				return ss.emitText(textDelta(part)), nil
+			}
 			return ss.emitText(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 		}
 	case provider.TextEnd:
@@ -541,6 +544,9 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 			return ss.orphan(ReasoningDelta{ID: p.ID, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
 		}
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
+		if b.id == p.ID {
+			return st.emit(reasoningDelta(part)), nil
+		}
 		return st.emit(ReasoningDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ReasoningEnd:
 		b := ss.block(p.ID, true)
