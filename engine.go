@@ -500,7 +500,8 @@ func (sr *stepRun) toolCall(pc provider.ToolCall) (bool, error) {
 	if e, ok := sr.s.tools.execTool(call.ToolName); ok {
 		cs.entry = e
 	}
-	sr.content = append(sr.content, rec.callContent(call))
+	part := rec.callContent(call)
+	sr.content = append(sr.content, part)
 	if !sr.streaming() {
 		return true, nil
 	}
@@ -510,7 +511,7 @@ func (sr *stepRun) toolCall(pc provider.ToolCall) (bool, error) {
 			return false, err
 		}
 	}
-	if !sr.emit(call) {
+	if !sr.emit(part.(Part)) {
 		return false, nil
 	}
 	return sr.decide(cs)

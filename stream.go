@@ -137,6 +137,7 @@ type streamer struct {
 	failures []error  // the errors of the error parts emitted
 	usedIDs  []string // block ids of the finished steps
 	cancel   context.CancelCauseFunc
+	stepVal  streamStep // the running step, reused by each step
 }
 
 func (s *StreamTextResult) drive(yield func(Part, error) bool) {
@@ -319,12 +320,53 @@ type streamStep struct {
 	// and calls are not streamed.
 	withhold bool
 	filter   *outputFilter // the output's partial values, if any
+	// ended is set once the step's stream should end; quit when the step
+	// ends without recording anything (the reader stopped, or the step
+	// was cancelled); fatal holds an error that ends the iteration.
+	ended, quit bool
+	fatal       error
 }
 
 // inputEntry is a tool whose call's input is streaming.
 type inputEntry struct {
 	id string
 	e  *stepEntry
+}
+
+// take handles one value of the model's stream and reports whether the
+// stream should go on. It ends the step's stream at an error value, at a
+// fatal error (kept in fatal) and when the reader stopped, and ignores what
+// a stream sends after that.
+func (ss *streamStep) take(part provider.StreamPart, err error) bool {
+	if ss.ended {
+		return false
+	}
+	st, sr, s := ss.st, ss.sr, ss.sr.s
+	if err != nil {
+		ss.ended = true
+		if s.ctx.Err() != nil {
+			st.abortFor(s.ctx)
+			ss.quit = true
+			return false
+		}
+		if !ss.startStep() {
+			ss.quit = true
+			return false
+		}
+		st.emit(ErrorPart{Err: err})
+		sr.finish = provider.FinishReason{Unified: FinishError}
+		ss.terminal = true
+		return false
+	}
+	ok, err := ss.part(part)
+	if err != nil {
+		ss.fatal, ss.ended = err, true
+		return false
+	}
+	if !ok {
+		ss.ended = true
+	}
+	return ok
 }
 
 // block returns the open block of an id.
@@ -366,29 +408,16 @@ func (st *streamer) step(s *step) (bool, error) {
 	if res.Response != nil {
 		sr.response = *res.Response
 	}
-	ss := &streamStep{st: st, sr: sr, withhold: !s.tools.exec}
+	ss := &st.stepVal
+	*ss = streamStep{st: st, sr: sr, withhold: !s.tools.exec}
 	ss.filter = newOutputFilter(ss)
-	for part, err := range res.Stream {
-		if err != nil {
-			if s.ctx.Err() != nil {
-				st.abortFor(s.ctx)
-				return false, nil
-			}
-			if !ss.startStep() {
-				return false, nil
-			}
-			st.emit(ErrorPart{Err: err})
-			sr.finish = provider.FinishReason{Unified: FinishError}
-			ss.terminal = true
-			break
-		}
-		ok, err := ss.part(part)
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			break
-		}
+	res.Stream(ss.take)
+	ss.ended = true
+	if ss.quit {
+		return false, nil
+	}
+	if ss.fatal != nil {
+		return false, ss.fatal
 	}
 	if st.stopped {
 		return false, nil
