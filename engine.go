@@ -813,6 +813,9 @@ func (r *run) shouldContinue(sr *StepResult) (bool, error) {
 // pendingDeferredResults reports provider-executed calls of tools that
 // deliver results later and have no result yet.
 func (r *run) pendingDeferredResults() bool {
+	if !r.idx.deferredResults {
+		return false
+	}
 	pending := map[string]bool{}
 	for _, s := range r.steps {
 		for _, p := range s.Content {

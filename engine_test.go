@@ -625,3 +625,32 @@ func TestDuplicateCallIDsKeepTheirOwnParts(t *testing.T) {
 	}
 	assert.Equal(t, []string{`{"city":"Paris"}`, `{"city":"Berlin"}`}, calls)
 }
+
+// TestDeferredProviderResultsContinueTheLoop: a provider-executed call of a
+// tool that delivers results later keeps the generation going until its
+// result arrives; without that property the generation stops.
+func TestDeferredProviderResultsContinueTheLoop(t *testing.T) {
+	for _, deferred := range []bool{true, false} {
+		tool := ai.ProviderDefined(provider.ToolSpec{ID: "test.runner", ProviderExecuted: true, SupportsDeferredResults: deferred})
+		model := aitest.NewModel(
+			aitest.Response{Content: []provider.Content{provider.ToolCall{ToolCallID: "p1", ToolName: "runner", Input: "{}", ProviderExecuted: true}}},
+			aitest.Response{Content: []provider.Content{
+				provider.ToolResult{ToolCallID: "p1", ToolName: "runner", Result: json.RawMessage(`{"ok":true}`)},
+				aitest.Text("done"),
+			}},
+		)
+		res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+			Model:    model,
+			Tools:    ai.Tools{{Name: "runner", Tool: tool}},
+			StopWhen: ai.StepCountIs(5),
+			Prompt:   "run it",
+		})
+		require.NoError(t, err)
+		if deferred {
+			require.Len(t, res.Steps, 2)
+			assert.Equal(t, "done", res.Text)
+		} else {
+			assert.Len(t, res.Steps, 1)
+		}
+	}
+}

@@ -58,6 +58,9 @@ type toolIndex struct {
 	// dynamicDescriptions is true when a deferred tool's description is a
 	// function (its catalog entry must be resolved per step).
 	dynamicDescriptions bool
+	// deferredResults is true when a provider tool of the set delivers
+	// its results in a later step.
+	deferredResults bool
 	// callers lists the tools that call other tools (code mode).
 	callers []int
 	err     error
@@ -185,6 +188,9 @@ func buildIndex(tools Tools) *toolIndex {
 			return x
 		}
 		x.byName[nt.Name] = i
+		if pt, ok := nt.Tool.(*ProviderTool); ok && pt.supportsDeferredResults {
+			x.deferredResults = true
+		}
 		c := nt.Tool.core()
 		if c.caller != nil {
 			x.callers = append(x.callers, i)
