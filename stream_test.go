@@ -423,3 +423,40 @@ func TestStreamToolsFinishInCompletionOrder(t *testing.T) {
 	tool := msgs[1].(ai.ToolMessage)
 	assert.Equal(t, "a", tool.Content[0].(ai.ToolResultPart).ToolCallID, "the tool message follows call order")
 }
+
+// stubbornModel streams text deltas and goes on after it was told to stop.
+type stubbornModel struct{}
+
+func (stubbornModel) Provider() string { return "test" }
+func (stubbornModel) ModelID() string  { return "stubborn" }
+func (stubbornModel) Generate(context.Context, *provider.CallOptions) (*provider.GenerateResult, error) {
+	return nil, errors.New("not used")
+}
+func (stubbornModel) Stream(context.Context, *provider.CallOptions) (*provider.StreamResult, error) {
+	return &provider.StreamResult{Stream: func(yield func(provider.StreamPart, error) bool) {
+		yield(provider.TextStart{ID: "t"}, nil)
+		for range 5 {
+			yield(provider.TextDelta{ID: "t", Delta: "x"}, nil) // the result is ignored
+		}
+		yield(provider.TextEnd{ID: "t"}, nil)
+		yield(provider.Finish{FinishReason: provider.FinishReason{Unified: provider.FinishStop}}, nil)
+	}}, nil
+}
+
+// TestStreamIgnoresAModelThatGoesOnAfterStop: a model stream that keeps
+// yielding after the reader stopped neither crashes nor reaches the reader.
+func TestStreamIgnoresAModelThatGoesOnAfterStop(t *testing.T) {
+	st, err := ai.StreamText(context.Background(), ai.GenerateTextOptions{Model: stubbornModel{}, Prompt: "hi"})
+	require.NoError(t, err)
+	seen := 0
+	for part, err := range st.Parts() {
+		require.NoError(t, err)
+		seen++
+		if _, ok := part.(ai.TextDelta); ok {
+			break
+		}
+	}
+	_, err = st.Wait()
+	assert.ErrorIs(t, err, ai.ErrStreamStopped)
+	assert.Equal(t, 4, seen) // start, start-step, text-start, the first delta
+}
