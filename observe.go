@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aisdkgo/ai/internal/effect"
+	"github.com/aisdkgo/ai/internal/seq"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -423,7 +424,7 @@ func (r *run) observeStream(s *step, res *provider.StreamResult, began time.Time
 			guardEnd(end, ModelCallOutcome{Result: acc.result(), TimeToFirstChunk: first, Err: failure})
 		}
 		defer finish()
-		for p, err := range res.Stream {
+		seq.Each(res.Stream, func(p provider.StreamPart, err error) bool {
 			if first == 0 {
 				first = max(time.Since(began), 1)
 			}
@@ -434,10 +435,8 @@ func (r *run) observeStream(s *step, res *provider.StreamResult, began time.Time
 			} else {
 				acc.add(p)
 			}
-			if !yield(p, err) {
-				return
-			}
-		}
+			return yield(p, err)
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aisdkgo/ai/internal/seq"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -320,11 +321,11 @@ type streamStep struct {
 	// and calls are not streamed.
 	withhold bool
 	filter   *outputFilter // the output's partial values, if any
-	// ended is set once the step's stream should end; quit when the step
-	// ends without recording anything (the reader stopped, or the step
-	// was cancelled); fatal holds an error that ends the iteration.
-	ended, quit bool
-	fatal       error
+	// quit is set when the step ends without recording anything (the
+	// reader stopped, or the step was cancelled); fatal holds an error
+	// that ends the iteration.
+	quit  bool
+	fatal error
 }
 
 // inputEntry is a tool whose call's input is streaming.
@@ -335,15 +336,10 @@ type inputEntry struct {
 
 // take handles one value of the model's stream and reports whether the
 // stream should go on. It ends the step's stream at an error value, at a
-// fatal error (kept in fatal) and when the reader stopped, and ignores what
-// a stream sends after that.
+// fatal error (kept in fatal) and when the reader stopped.
 func (ss *streamStep) take(part provider.StreamPart, err error) bool {
-	if ss.ended {
-		return false
-	}
 	st, sr, s := ss.st, ss.sr, ss.sr.s
 	if err != nil {
-		ss.ended = true
 		if s.ctx.Err() != nil {
 			st.abortFor(s.ctx)
 			ss.quit = true
@@ -360,11 +356,8 @@ func (ss *streamStep) take(part provider.StreamPart, err error) bool {
 	}
 	ok, err := ss.part(part)
 	if err != nil {
-		ss.fatal, ss.ended = err, true
+		ss.fatal = err
 		return false
-	}
-	if !ok {
-		ss.ended = true
 	}
 	return ok
 }
@@ -411,8 +404,7 @@ func (st *streamer) step(s *step) (bool, error) {
 	ss := &st.stepVal
 	*ss = streamStep{st: st, sr: sr, withhold: !s.tools.exec}
 	ss.filter = newOutputFilter(ss)
-	res.Stream(ss.take)
-	ss.ended = true
+	seq.Each(res.Stream, ss.take)
 	if ss.quit {
 		return false, nil
 	}

@@ -446,17 +446,23 @@ func (stubbornModel) Stream(context.Context, *provider.CallOptions) (*provider.S
 // TestStreamIgnoresAModelThatGoesOnAfterStop: a model stream that keeps
 // yielding after the reader stopped neither crashes nor reaches the reader.
 func TestStreamIgnoresAModelThatGoesOnAfterStop(t *testing.T) {
-	st, err := ai.StreamText(context.Background(), ai.GenerateTextOptions{Model: stubbornModel{}, Prompt: "hi"})
-	require.NoError(t, err)
-	seen := 0
-	for part, err := range st.Parts() {
-		require.NoError(t, err)
-		seen++
-		if _, ok := part.(ai.TextDelta); ok {
-			break
+	for _, observed := range []bool{false, true} {
+		opts := ai.GenerateTextOptions{Model: stubbornModel{}, Prompt: "hi"}
+		if observed {
+			opts.Observer = &eventLog{}
 		}
+		st, err := ai.StreamText(context.Background(), opts)
+		require.NoError(t, err)
+		seen := 0
+		for part, err := range st.Parts() {
+			require.NoError(t, err)
+			seen++
+			if _, ok := part.(ai.TextDelta); ok {
+				break
+			}
+		}
+		_, err = st.Wait()
+		assert.ErrorIs(t, err, ai.ErrStreamStopped)
+		assert.Equal(t, 4, seen) // start, start-step, text-start, the first delta
 	}
-	_, err = st.Wait()
-	assert.ErrorIs(t, err, ai.ErrStreamStopped)
-	assert.Equal(t, 4, seen) // start, start-step, text-start, the first delta
 }

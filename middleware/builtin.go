@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/aisdkgo/ai/internal/seq"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -187,11 +188,7 @@ func ConcurrencyLimit(n int) Middleware {
 					stop()
 					release()
 				}()
-				for p, err := range res.Stream {
-					if !yield(p, err) {
-						return
-					}
-				}
+				seq.Each(res.Stream, yield)
 			}
 			return &out, nil
 		},

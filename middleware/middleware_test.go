@@ -579,3 +579,50 @@ func ExampleNew() {
 	// Output:
 	// scripted answered with 3 words
 }
+
+// stubbornModel streams text and goes on after it was told to stop.
+type stubbornModel struct{}
+
+func (stubbornModel) Provider() string { return "test" }
+func (stubbornModel) ModelID() string  { return "stubborn" }
+func (stubbornModel) Generate(context.Context, *provider.CallOptions) (*provider.GenerateResult, error) {
+	return nil, errors.New("not used")
+}
+func (stubbornModel) Stream(context.Context, *provider.CallOptions) (*provider.StreamResult, error) {
+	return &provider.StreamResult{Stream: func(yield func(provider.StreamPart, error) bool) {
+		yield(provider.TextStart{ID: "t"}, nil)
+		for range 5 {
+			yield(provider.TextDelta{ID: "t", Delta: "x"}, nil) // the result is ignored
+		}
+		yield(provider.TextEnd{ID: "t"}, nil)
+		yield(provider.Finish{FinishReason: provider.FinishReason{Unified: provider.FinishStop}}, nil)
+	}}, nil
+}
+
+// TestWrappedStreamsIgnoreAModelThatGoesOn: a reader that stops early is
+// not handed parts a misbehaving model yields after that, and the
+// middleware does not panic (the models are built without Wrap's guard).
+func TestWrappedStreamsIgnoreAModelThatGoesOn(t *testing.T) {
+	for name, mw := range map[string]middleware.Middleware{
+		"reasoning":   middleware.ExtractReasoning("think", nil),
+		"concurrency": middleware.ConcurrencyLimit(1),
+	} {
+		res, err := mw(stubbornModel{}).Stream(context.Background(), &provider.CallOptions{})
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		n := 0
+		for _, err := range res.Stream {
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			n++
+			if n == 2 {
+				break
+			}
+		}
+		if n != 2 {
+			t.Errorf("%s: read %d parts", name, n)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aisdkgo/ai/internal/seq"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -80,18 +81,18 @@ func ExtractReasoning(tag string, opts *ReasoningOptions) Middleware {
 			out := *res
 			out.Stream = func(yield func(provider.StreamPart, error) bool) {
 				s := &reasoningStream{x: x, yield: yield, blocks: map[string]*textState{}, starts: map[string]provider.TextStart{}}
-				for p, err := range res.Stream {
+				stopped := false
+				seq.Each(res.Stream, func(p provider.StreamPart, err error) bool {
 					if err != nil {
-						if !s.flushAll() || !yield(nil, err) {
-							return
-						}
-						continue
+						stopped = !s.flushAll() || !yield(nil, err)
+					} else {
+						stopped = !s.part(p)
 					}
-					if !s.part(p) {
-						return
-					}
+					return !stopped
+				})
+				if !stopped {
+					s.flushAll()
 				}
-				s.flushAll()
 			}
 			return &out, nil
 		},
