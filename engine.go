@@ -234,8 +234,11 @@ func (r *run) prepare() (*step, error) {
 	}
 	o := r.opts
 	store := new(stepStore)
+	// The step's tools and call options are set whole below; clearing the
+	// rest is enough.
 	s := &r.stepVal
-	*s = step{number: n, model: o.Model, store: store}
+	s.store, s.number, s.model, s.contexts = store, n, o.Model, nil
+	s.messages, s.grow, s.ctx, s.cancel = nil, nil, nil, nil
 	var p *PrepareStepResult
 	if o.PrepareStep != nil {
 		var err error
@@ -460,7 +463,6 @@ func (sr *stepRun) newCallState(call ToolCall) *callState {
 // newStepRun returns the state of a step that starts running.
 func (s *step) newStepRun(r *run, out emitter) *stepRun {
 	sr := &r.srVal
-	r.statesBuf = [1]callState{}
 	*sr = stepRun{r: r, s: s, out: out, content: s.store.content[:0]}
 	return sr
 }
