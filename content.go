@@ -24,8 +24,8 @@ type Citation = provider.Citation
 // Text is generated text.
 type Text struct {
 	Text             string
-	Citations        []Citation
 	ProviderMetadata ProviderMetadata
+	Citations        []Citation
 }
 
 // Reasoning is generated reasoning.
@@ -90,13 +90,13 @@ type ToolCall struct {
 	Dynamic bool
 	// Invalid is true when the call could not be used: an unknown tool,
 	// input that is not JSON or does not match the schema. Error says why.
-	Invalid bool
-	Error   error
+	Invalid          bool
+	ProviderMetadata ProviderMetadata
+	Error            error
 	// Title is the deprecated title of the tool.
 	Title string
 	// ToolMetadata is the tool's Metadata.
-	ToolMetadata     map[string]any
-	ProviderMetadata ProviderMetadata
+	ToolMetadata map[string]any
 
 	// value is the decoded input handed to the tool's callbacks.
 	value any

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/aisdkgo/ai/internal/effect"
@@ -46,6 +47,7 @@ type run struct {
 	// recycle is set when nothing outside the engine saw the working
 	// state, so that it may be reused.
 	recycle bool
+	clock   time.Time // the first reading of the wall clock (see now)
 
 	// Room the common case needs, kept with the run: the options, and the
 	// running step's setup, state and calls, reused by each step.
@@ -120,6 +122,20 @@ func effectsFor(ctx context.Context, newID func() string) effect.Effects {
 		eff = idEffects{eff, newID}
 	}
 	return eff
+}
+
+// now returns the current time. With the local effects, the generation
+// reads the wall clock once and later times are that reading plus the
+// monotonic time since, which costs one clock read instead of two.
+func (r *run) now() time.Time {
+	if _, local := r.eff.(localEffects); !local {
+		return r.eff.Now()
+	}
+	if r.clock.IsZero() {
+		r.clock = time.Now()
+		return r.clock
+	}
+	return r.clock.Add(time.Since(r.clock))
 }
 
 // newID returns a fresh id. The local effects' random ids are made a few
@@ -719,7 +735,7 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 		st.Response.ID = r.newID()
 	}
 	if st.Response.Timestamp.IsZero() {
-		st.Response.Timestamp = r.eff.Now()
+		st.Response.Timestamp = r.now()
 	}
 	if st.Response.ModelID == "" {
 		st.Response.ModelID = st.ModelID
@@ -896,21 +912,22 @@ func (b *textBlock) finish(content []ContentPart) {
 	}
 }
 
-// contentFrom converts provider output the loop passes on unchanged.
+// contentFrom converts provider output the loop passes on unchanged; the
+// content part shares the provider's storage (see store.go).
 func contentFrom(c provider.Content) (ContentPart, bool) {
-	switch c := c.(type) {
+	switch c.(type) {
 	case provider.Text:
-		return Text(c), true
+		return inPlace(ContentPart(Text{}), (*Text)(dataOf(c))), true
 	case provider.Reasoning:
-		return Reasoning(c), true
+		return inPlace(ContentPart(Reasoning{}), (*Reasoning)(dataOf(c))), true
 	case provider.File:
-		return File(c), true
+		return inPlace(ContentPart(File{}), (*File)(dataOf(c))), true
 	case provider.ReasoningFile:
-		return ReasoningFile(c), true
+		return inPlace(ContentPart(ReasoningFile{}), (*ReasoningFile)(dataOf(c))), true
 	case provider.Source:
-		return Source(c), true
+		return inPlace(ContentPart(Source{}), (*Source)(dataOf(c))), true
 	case provider.Custom:
-		return Custom(c), true
+		return inPlace(ContentPart(Custom{}), (*Custom)(dataOf(c))), true
 	}
 	return nil, false
 }

@@ -654,3 +654,23 @@ func TestDeferredProviderResultsContinueTheLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestStepTimestampsFollowTheClock: steps without a provider timestamp get
+// the time they finished, in order, within the generation's span.
+func TestStepTimestampsFollowTheClock(t *testing.T) {
+	model := aitest.NewModel(toolStep(tc("c1", "weather", map[string]any{"city": "Oslo"})), toolStep(tc("c2", "weather", map[string]any{"city": "Rome"})), textStep("done"))
+	before := time.Now()
+	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Tools: ai.Tools{{Name: "weather", Tool: weatherTool(nil)}}, StopWhen: ai.StepCountIs(5), Prompt: "go",
+	})
+	after := time.Now()
+	require.NoError(t, err)
+	require.Len(t, res.Steps, 3)
+	prev := before
+	for _, s := range res.Steps {
+		ts := s.Response.Timestamp
+		assert.False(t, ts.Before(prev), "step %d at %v, before %v", s.StepNumber, ts, prev)
+		assert.False(t, ts.After(after), "step %d at %v, after %v", s.StepNumber, ts, after)
+		prev = ts
+	}
+}

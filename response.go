@@ -46,9 +46,9 @@ func (r *run) responseMessagesFor(s *step, states []*callState, content []Conten
 			if p.Text == "" && p.ProviderMetadata == nil {
 				continue
 			}
-			assistant = append(assistant, TextPart{Text: p.Text, ProviderOptions: p.ProviderMetadata})
+			assistant = append(assistant, textPart(content[i]))
 		case Reasoning:
-			assistant = append(assistant, ReasoningPart{Text: p.Text, ProviderOptions: p.ProviderMetadata})
+			assistant = append(assistant, textPart(content[i]))
 		case File:
 			assistant = append(assistant, FilePart{Data: fileBytes(p.Data), MediaType: p.MediaType, ProviderOptions: p.ProviderMetadata})
 		case ReasoningFile:
@@ -57,17 +57,17 @@ func (r *run) responseMessagesFor(s *step, states []*callState, content []Conten
 			assistant = append(assistant, CustomPart{Kind: p.Kind, ProviderOptions: p.ProviderMetadata})
 		case ToolCall:
 			calls = append(calls, i)
-			input := p.Input
-			if p.Invalid && !isJSONObjectLike(input) {
-				input = json.RawMessage("{}")
+			if !p.Invalid || isJSONObjectLike(p.Input) {
+				assistant = append(assistant, callPart(content[i]))
+				continue
 			}
-			assistant = append(assistant, record(p.ToolCallID).callMessagePart(ToolCallPart{
+			assistant = append(assistant, ToolCallPart{
 				ToolCallID:       p.ToolCallID,
 				ToolName:         p.ToolName,
-				Input:            input,
+				Input:            json.RawMessage("{}"),
 				ProviderExecuted: p.ProviderExecuted,
 				ProviderOptions:  p.ProviderMetadata,
-			}))
+			})
 		case ToolResult:
 			if p.ProviderExecuted {
 				assistant = append(assistant, ToolResultPart{

@@ -42,12 +42,12 @@ type stepStore struct {
 }
 
 // callRecord is a tool call's block: the call and its result as step
-// content, their parts of the response messages, the result's output for
+// content, the result's part of the tool message (the call's part of the
+// assistant message shares the call's storage), the result's output for
 // the model when it is text or JSON, and room for the input's bytes.
 type callRecord struct {
 	call       ToolCall
 	result     ToolResult
-	callPart   ToolCallPart
 	resultPart ToolResultPart
 	text       TextOutput
 	json       JSONOutput
@@ -59,7 +59,6 @@ type callRecord struct {
 const (
 	slotCall uint8 = 1 << iota
 	slotResult
-	slotCallPart
 	slotResultPart
 	slotOutput
 )
@@ -101,15 +100,6 @@ func (rec *callRecord) resultContent(r ToolResult) ContentPart {
 	}
 	rec.result = r
 	return inPlace(ContentPart(ToolResult{}), &rec.result)
-}
-
-// callMessagePart returns the call's part of the assistant message.
-func (rec *callRecord) callMessagePart(p ToolCallPart) AssistantPart {
-	if !rec.take(slotCallPart) {
-		return p
-	}
-	rec.callPart = p
-	return inPlace(AssistantPart(ToolCallPart{}), &rec.callPart)
 }
 
 // resultMessagePart returns the result's part of the tool message.
@@ -192,9 +182,22 @@ func inPlace[I any, T any](zero I, p *T) I {
 	return zero
 }
 
-// The stream's text and reasoning deltas have the layout of the provider's
-// (TestDeltaLayouts), so a delta passed on unchanged shares the provider's
-// storage instead of being copied for each part.
+// Values that are the same bytes under another type share storage instead
+// of being copied: a provider's content and deltas passed on unchanged
+// (the ai types convert from the provider's, so their layouts are the
+// same), and the message parts whose fields are the first fields of a
+// content part (TestSharedLayouts). Every type involved is a struct of
+// several fields, so an interface holding one points at its storage.
+
+// Compile-time checks that the shared types have one layout.
+var (
+	_ = Text(provider.Text{})
+	_ = Reasoning(provider.Reasoning{})
+	_ = File(provider.File{})
+	_ = ReasoningFile(provider.ReasoningFile{})
+	_ = Source(provider.Source{})
+	_ = Custom(provider.Custom{})
+)
 
 // textDelta returns the provider's text delta held by part as a stream
 // part.
@@ -208,8 +211,25 @@ func reasoningDelta(part provider.StreamPart) Part {
 	return inPlace(Part(ReasoningDelta{}), (*ReasoningDelta)(dataOf(part)))
 }
 
+// textPart returns the assistant message part of a Text or Reasoning
+// content part p, sharing its storage: TextPart and ReasoningPart are the
+// first two fields of Text and the whole of Reasoning.
+func textPart(p ContentPart) AssistantPart {
+	if _, ok := p.(Reasoning); ok {
+		return inPlace(AssistantPart(ReasoningPart{}), (*ReasoningPart)(dataOf(p)))
+	}
+	return inPlace(AssistantPart(TextPart{}), (*TextPart)(dataOf(p)))
+}
+
+// callPart returns the assistant message part of a ToolCall content part
+// p, sharing its storage: a ToolCallPart is the first five fields of a
+// ToolCall, ProviderMetadata standing for ProviderOptions.
+func callPart(p ContentPart) AssistantPart {
+	return inPlace(AssistantPart(ToolCallPart{}), (*ToolCallPart)(dataOf(p)))
+}
+
 // dataOf returns where an interface value's dynamic value is stored; the
-// value is not a pointer.
-func dataOf(v provider.StreamPart) unsafe.Pointer {
+// value must not be pointer-shaped.
+func dataOf[I any](v I) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }

@@ -70,28 +70,56 @@ func TestCallRecordSlotsAreTakenOnce(t *testing.T) {
 	}
 }
 
-// TestDeltaLayouts checks that the stream's deltas and the provider's have
-// one layout, which textDelta and reasoningDelta rely on.
-func TestDeltaLayouts(t *testing.T) {
+// TestSharedLayouts checks the layouts that values sharing storage rely
+// on: each field of the first type is at the same offset, with the same
+// type, in the second (store.go).
+func TestSharedLayouts(t *testing.T) {
 	for _, pair := range [][2]reflect.Type{
 		{reflect.TypeFor[TextDelta](), reflect.TypeFor[provider.TextDelta]()},
 		{reflect.TypeFor[ReasoningDelta](), reflect.TypeFor[provider.ReasoningDelta]()},
+		{reflect.TypeFor[TextPart](), reflect.TypeFor[Text]()},
+		{reflect.TypeFor[ReasoningPart](), reflect.TypeFor[Reasoning]()},
+		{reflect.TypeFor[ToolCallPart](), reflect.TypeFor[ToolCall]()},
 	} {
-		a, b := pair[0], pair[1]
-		if a.Size() != b.Size() || a.NumField() != b.NumField() {
-			t.Fatalf("%v and %v differ in size or fields", a, b)
+		part, whole := pair[0], pair[1]
+		if part.Size() > whole.Size() {
+			t.Fatalf("%v is larger than %v", part, whole)
 		}
-		for i := range a.NumField() {
-			fa, fb := a.Field(i), b.Field(i)
-			if fa.Type != fb.Type || fa.Offset != fb.Offset {
-				t.Errorf("%v.%s and %v.%s differ", a, fa.Name, b, fb.Name)
+		for i := range part.NumField() {
+			f := part.Field(i)
+			found := false
+			for j := range whole.NumField() {
+				g := whole.Field(j)
+				if g.Offset == f.Offset && g.Type == f.Type {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%v.%s has no counterpart in %v", part, f.Name, whole)
+			}
+		}
+		for _, typ := range pair {
+			if typ.NumField() < 2 {
+				t.Errorf("%v is pointer-shaped or empty", typ)
 			}
 		}
 	}
+	call := ContentPart(ToolCall{ToolCallID: "c1", ToolName: "w", Input: []byte(`{}`), ProviderExecuted: true, Dynamic: true,
+		ProviderMetadata: ProviderMetadata{"p": {"k": 1}}, Title: "t"})
+	got := callPart(call).(ToolCallPart)
+	if got.ToolCallID != "c1" || got.ToolName != "w" || string(got.Input) != "{}" || !got.ProviderExecuted || got.ProviderOptions["p"]["k"] != 1 {
+		t.Fatalf("callPart = %#v", got)
+	}
+	if tp := textPart(ContentPart(Text{Text: "hi", Citations: []Citation{{}}})).(TextPart); tp.Text != "hi" {
+		t.Fatalf("textPart = %#v", tp)
+	}
+	if rp := textPart(ContentPart(Reasoning{Text: "hm"})).(ReasoningPart); rp.Text != "hm" {
+		t.Fatalf("textPart of reasoning = %#v", rp)
+	}
 	part := provider.StreamPart(provider.TextDelta{ID: "t1", Delta: "ab", ProviderMetadata: provider.ProviderMetadata{"x": {"y": 1}}})
-	got, ok := textDelta(part).(TextDelta)
-	if !ok || got.ID != "t1" || got.Text != "ab" || got.ProviderMetadata["x"]["y"] != 1 {
-		t.Fatalf("textDelta = %#v", got)
+	delta, ok := textDelta(part).(TextDelta)
+	if !ok || delta.ID != "t1" || delta.Text != "ab" || delta.ProviderMetadata["x"]["y"] != 1 {
+		t.Fatalf("textDelta = %#v", delta)
 	}
 	rpart := provider.StreamPart(provider.ReasoningDelta{ID: "r1", Delta: "hm"})
 	if got, ok := reasoningDelta(rpart).(ReasoningDelta); !ok || got.ID != "r1" || got.Text != "hm" {

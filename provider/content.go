@@ -14,8 +14,8 @@ type Content interface {
 // Text is generated text.
 type Text struct {
 	Text             string
-	Citations        []Citation
 	ProviderMetadata ProviderMetadata
+	Citations        []Citation
 }
 
 // Reasoning is reasoning text.
