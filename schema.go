@@ -183,7 +183,8 @@ func (s *schema) validateValue(v any) (json.RawMessage, error) {
 // or "constructor" with a "prototype" member, which JavaScript consumers of
 // the value (code mode, browsers) would treat as prototype changes.
 func parseJSON(text []byte) error {
-	if !jsondec.Valid(text) {
+	ok, suspect := jsondec.ValidKeys(text)
+	if !ok {
 		var v any
 		err := json.Unmarshal(text, &v)
 		if err == nil {
@@ -191,9 +192,11 @@ func parseJSON(text []byte) error {
 		}
 		return err
 	}
-	if bytes.Contains(text, []byte("__proto__")) || bytes.Contains(text, []byte("constructor")) {
+	if suspect {
 		var v any
-		if err := json.Unmarshal(text, &v); err != nil {
+		d := json.NewDecoder(bytes.NewReader(text))
+		d.UseNumber() // numbers out of float64's range are still JSON
+		if err := d.Decode(&v); err != nil {
 			return err
 		}
 		if hasForbiddenKey(v) {

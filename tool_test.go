@@ -456,3 +456,35 @@ func TestModelOutputOfStoredResults(t *testing.T) {
 	var tve *ai.TypeValidationError
 	assert.ErrorAs(t, err, &tve)
 }
+
+// TestPrototypeKeysAreInvalidInput: an input with a "__proto__" key, or a
+// "constructor" key holding a "prototype", is invalid however its key is
+// escaped; the same words as values are fine.
+func TestPrototypeKeysAreInvalidInput(t *testing.T) {
+	tool, err := ai.NewDynamicTool(ai.ToolDef[json.RawMessage, any]{
+		Description: "Echo.",
+		Execute: func(_ context.Context, in json.RawMessage, _ ai.ToolExecutionOptions) (any, error) {
+			return "ok", nil
+		},
+	})
+	require.NoError(t, err)
+	for input, invalid := range map[string]bool{
+		`{"__proto__":{"admin":true}}`:              true,
+		`{"\u005f_proto__":{"admin":true}}`:         true,
+		`{"a":[{"__pr\u006fto__":1}]}`:              true,
+		`{"constructor":{"prototype":{"admin":1}}}`: true,
+		`{"constructor":{"prot\u006ftype":1}}`:      true,
+		`{"note":"__proto__","by":"constructor"}`:   false,
+		`{"constructor":"plain"}`:                   false,
+		`{"text":"caf\u00e9"}`:                      false,
+	} {
+		model := aitest.NewModel(toolStep(provider.ToolCall{ToolCallID: "c1", ToolName: "echo", Input: input}), textStep("done"))
+		res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+			Model: model, Tools: ai.Tools{{Name: "echo", Tool: tool}}, StopWhen: ai.StepCountIs(2), Prompt: "go",
+		})
+		require.NoError(t, err, input)
+		calls := res.Steps[0].ToolCalls()
+		require.Len(t, calls, 1, input)
+		assert.Equal(t, invalid, calls[0].Invalid, input)
+	}
+}

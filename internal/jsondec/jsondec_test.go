@@ -151,11 +151,86 @@ func FuzzValid(f *testing.F) {
 	for _, s := range samples {
 		f.Add(s)
 	}
+	for _, s := range prototypeSamples {
+		f.Add(s.json)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
 		}
+		checkValidKeys(t, s)
 	})
+}
+
+// prototypeSamples are values with and without the strings ValidKeys
+// looks for.
+var prototypeSamples = []struct {
+	json    string
+	suspect bool
+}{
+	{`{"city":"Paris"}`, false},
+	{`{"__proto__":{"x":1}}`, true},
+	{`{"\u005f_proto__":{"x":1}}`, true},
+	{`{"constructor":{"prototype":{}}}`, true},
+	{`{"note":"constructor"}`, true},
+	{`["__proto__x", "constructors", "a\nb"]`, false},
+	{`{"a":"\u0041"}`, true},
+}
+
+// checkValidKeys checks ValidKeys against Valid and against the decoded
+// value: a value whose decoded strings include "__proto__" or
+// "constructor" must be suspect.
+func checkValidKeys(t *testing.T, s string) {
+	t.Helper()
+	ok, suspect := ValidKeys([]byte(s))
+	if ok != Valid([]byte(s)) {
+		t.Fatalf("ValidKeys(%q) ok = %v, Valid disagrees", s, ok)
+	}
+	if !ok {
+		return
+	}
+	var v any
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("ValidKeys(%q) ok, but %v", s, err)
+	}
+	if hasPrototypeString(v) && !suspect {
+		t.Fatalf("ValidKeys(%q) is not suspect", s)
+	}
+}
+
+func hasPrototypeString(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return v == "__proto__" || v == "constructor"
+	case map[string]any:
+		for k, x := range v {
+			if hasPrototypeString(k) || hasPrototypeString(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasPrototypeString(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestValidKeys(t *testing.T) {
+	for _, c := range prototypeSamples {
+		ok, suspect := ValidKeys([]byte(c.json))
+		if !ok || suspect != c.suspect {
+			t.Errorf("ValidKeys(%s) = %v, %v; want true, %v", c.json, ok, suspect, c.suspect)
+		}
+		checkValidKeys(t, c.json)
+	}
+	for _, s := range samples {
+		checkValidKeys(t, s)
+	}
 }
 
 func TestCompactAgreesWithEncodingJSON(t *testing.T) {

@@ -12,6 +12,20 @@ func Valid(data []byte) bool {
 	return ok
 }
 
+// ValidKeys reports, like Valid, whether data is one JSON value, and
+// whether one of its strings is "__proto__" or "constructor" or has a \u
+// escape (which could spell either): only then can the value hold a key
+// that a JavaScript consumer would take as a prototype change.
+func ValidKeys(data []byte) (ok, suspect bool) {
+	v := validator{data: data}
+	v.ws()
+	if !v.value() {
+		return false, false
+	}
+	v.ws()
+	return v.pos == len(v.data), v.suspect
+}
+
 // Compact returns data without insignificant white space, as
 // encoding/json's Compact writes it, or ok false when data is not JSON.
 // Data that has no such space is returned as it is.
@@ -41,10 +55,11 @@ func check(data []byte) (ok, spaced bool) {
 }
 
 type validator struct {
-	data   []byte
-	pos    int
-	depth  int
-	spaced bool // white space was skipped
+	data    []byte
+	pos     int
+	depth   int
+	spaced  bool // white space was skipped
+	suspect bool // see ValidKeys
 }
 
 func (v *validator) ws() {
@@ -140,10 +155,14 @@ func (v *validator) composite(open byte) bool {
 // checks escapes and control characters, not UTF-8.
 func (v *validator) string() bool {
 	v.pos++
+	start := v.pos
 	for v.pos < len(v.data) {
 		c := v.data[v.pos]
 		switch {
 		case c == '"':
+			if s := v.data[start:v.pos]; len(s) == 9 && string(s) == "__proto__" || len(s) == 11 && string(s) == "constructor" {
+				v.suspect = true
+			}
 			v.pos++
 			return true
 		case c < 0x20:
@@ -159,6 +178,7 @@ func (v *validator) string() bool {
 				if v.pos+6 > len(v.data) {
 					return false
 				}
+				v.suspect = true
 				for _, h := range v.data[v.pos+2 : v.pos+6] {
 					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
 						return false
