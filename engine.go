@@ -57,6 +57,9 @@ type run struct {
 	statesBuf [1]callState
 	callsBuf  [1]*callState
 	doneBuf   [1]ContentPart
+	// contentBuf holds a step's content while it runs; the step's block
+	// gets a copy when it ends.
+	contentBuf [6]ContentPart
 	msgsBuf   [2]Message
 
 	obs *observation // what the Observer watches that is open; nil without one
@@ -222,7 +225,7 @@ func (r *run) standardizePrompt() error {
 // step is the setup of one step: its model, tools, messages and call
 // options.
 type step struct {
-	store    *stepStore // nil for the pseudo-steps outside the loop
+	loop     bool // false for the pseudo-steps outside the loop
 	number   int
 	model    provider.LanguageModel
 	tools    *stepTools
@@ -249,11 +252,10 @@ func (r *run) prepare() (*step, error) {
 		return nil, context.Cause(r.ctx)
 	}
 	o := r.opts
-	store := new(stepStore)
 	// The step's tools and call options are set whole below; clearing the
 	// rest is enough.
 	s := &r.stepVal
-	s.store, s.number, s.model, s.contexts = store, n, o.Model, nil
+	s.loop, s.number, s.model, s.contexts = true, n, o.Model, nil
 	s.messages, s.grow, s.ctx, s.cancel = nil, nil, nil, nil
 	var p *PrepareStepResult
 	if o.PrepareStep != nil {
@@ -461,7 +463,7 @@ type callState struct {
 // allocated for the calls the step is expected to have.
 func (sr *stepRun) newCallState(call ToolCall) *callState {
 	if len(sr.states) == cap(sr.states) {
-		if sr.states == nil && sr.s.store != nil {
+		if sr.states == nil && sr.s.loop {
 			sr.states = sr.r.statesBuf[:0]
 		} else {
 			sr.states = make([]callState, 0, max(4, 2*cap(sr.states)))
@@ -469,7 +471,7 @@ func (sr *stepRun) newCallState(call ToolCall) *callState {
 	}
 	sr.states = append(sr.states, callState{call: call})
 	cs := &sr.states[len(sr.states)-1]
-	if sr.calls == nil && sr.s.store != nil {
+	if sr.calls == nil && sr.s.loop {
 		sr.calls = sr.r.callsBuf[:0]
 	}
 	sr.calls = append(sr.calls, cs)
@@ -479,7 +481,7 @@ func (sr *stepRun) newCallState(call ToolCall) *callState {
 // newStepRun returns the state of a step that starts running.
 func (s *step) newStepRun(r *run, out emitter) *stepRun {
 	sr := &r.srVal
-	*sr = stepRun{r: r, s: s, out: out, content: s.store.content[:0]}
+	*sr = stepRun{r: r, s: s, out: out, content: r.contentBuf[:0]}
 	return sr
 }
 
@@ -509,7 +511,7 @@ func (sr *stepRun) findCall(id string) *callState {
 // emitted.
 func (sr *stepRun) toolCall(pc provider.ToolCall) (bool, error) {
 	var rec *callRecord
-	if sr.s.store != nil {
+	if sr.s.loop {
 		rec = new(callRecord)
 	}
 	call := sr.r.parseCall(sr.s, pc, rec.arena())
@@ -711,12 +713,18 @@ func (sr *stepRun) assemble(done []ContentPart) []ContentPart {
 // finishStep records a step, builds its messages and decides whether the
 // generation goes on.
 func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, error) {
-	msgs, err := r.responseMessagesFor(s, sr.calls, content)
+	room := newStepRoom(len(content))
+	if len(content) <= cap(room.content) {
+		content = append(room.content, content...)
+	} else {
+		content = slices.Clone(content)
+	}
+	msgs, err := r.responseMessagesFor(s, room, sr.calls, content)
 	if err != nil {
 		return false, err
 	}
 	res := sr.response
-	st := &s.store.res
+	st := &room.head.res
 	*st = StepResult{
 		StepNumber:       s.number,
 		Provider:         s.model.Provider(),
@@ -724,7 +732,7 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 		Content:          content,
 		FinishReason:     sr.finish.Unified,
 		RawFinishReason:  sr.finish.Raw,
-		Usage:            usageFrom(sr.usage, &s.store.total),
+		Usage:            usageFrom(sr.usage, &room.head.total),
 		Warnings:         sr.warnings,
 		Request:          sr.request,
 		ProviderMetadata: sr.meta,

@@ -325,13 +325,13 @@ func defaultModelOutput(p ToolResult, rec *callRecord) ToolResultOutput {
 		return rec.textOutput(TextOutput{Value: s})
 	}
 	if p.outputJSON != nil {
-		return rec.jsonOutput(JSONOutput{Value: p.outputJSON})
+		return JSONOutput{Value: p.outputJSON}
 	}
 	raw, err := encodeOutput(p.ToolName, p.Output)
 	if err != nil {
 		return ErrorTextOutput{Value: err.Error()}
 	}
-	return rec.jsonOutput(JSONOutput{Value: raw})
+	return JSONOutput{Value: raw}
 }
 
 func init() { effect.RunTool = runToolElsewhere }

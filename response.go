@@ -12,15 +12,11 @@ import (
 // results), then a tool message with approval responses and client tool
 // results, the results ordered like their calls. states are the step's
 // calls, whose records store the parts.
-func (r *run) responseMessagesFor(s *step, states []*callState, content []ContentPart) ([]Message, error) {
-	var assistant []AssistantPart
-	var tool []ToolPart
+func (r *run) responseMessagesFor(s *step, room stepRoom, states []*callState, content []ContentPart) ([]Message, error) {
 	msgs := r.msgsBuf[:0] // copied into the conversation by addMessages
-	if s.store != nil && len(content) <= len(s.store.assistant) {
-		assistant, tool = s.store.assistant[:0], s.store.tool[:0]
-	} else {
-		assistant = make([]AssistantPart, 0, len(content))
-	}
+	// The block has room for the usual parts; append makes more when a
+	// step has more.
+	assistant, tool := room.assistant, room.tool
 	// calls holds the positions of the tool calls in content.
 	var callBuf [4]int
 	calls := callBuf[:0]
@@ -125,7 +121,7 @@ func (r *run) responseMessagesFor(s *step, states []*callState, content []Conten
 	if len(tool) > 1 {
 		sortToolResults(tool, func(id string) int { _, k := call(id); return k })
 	}
-	return s.store.messages(msgs, assistant, tool), nil
+	return room.messages(msgs, assistant, tool), nil
 }
 
 // sortToolResults orders the tool-result parts like their calls (pos gives

@@ -27,30 +27,101 @@ type kept struct {
 	msgBuf    [6]Message
 }
 
-// stepStore is a step's block: its result, room for a few content parts
-// and for the parts of its response messages, and the messages themselves.
-// What a step needs only while it runs (the step itself, its state, its
-// calls) lives in the run and serves every step in turn.
-type stepStore struct {
-	res       StepResult
-	total     int
-	content   [3]ContentPart
-	assistant [2]AssistantPart
-	tool      [2]ToolPart
-	asstMsg   AssistantMessage
-	toolMsg   ToolMessage
+// A step's block is allocated when the step ends, in the size its content
+// needs: its result, its content, the parts of its response messages and
+// the messages themselves. What a step needs only while it runs (the step
+// itself, its state, its calls, its content so far) lives in the run and
+// serves every step in turn.
+
+// stepHead is what every step's block holds.
+type stepHead struct {
+	res     StepResult
+	total   int
+	asstMsg AssistantMessage
+}
+
+// stepRoom is the room of a step's block: its content and message parts
+// (empty, with the block's capacity) and its tool message.
+type stepRoom struct {
+	head      *stepHead
+	content   []ContentPart
+	assistant []AssistantPart
+	tool      []ToolPart
+	toolMsg   *ToolMessage // nil when the block has none
+}
+
+// The layouts of a step's block beyond its head, from a single part (a
+// text answer) to a few parts with calls and results.
+type (
+	oneSlots struct {
+		content   [1]ContentPart
+		assistant [1]AssistantPart
+	}
+	twoSlots struct {
+		toolMsg   ToolMessage
+		content   [2]ContentPart
+		assistant [1]AssistantPart
+		tool      [1]ToolPart
+	}
+	threeSlots struct {
+		toolMsg   ToolMessage
+		content   [3]ContentPart
+		assistant [2]AssistantPart
+		tool      [2]ToolPart
+	}
+)
+
+func (x *oneSlots) room() stepRoom {
+	return stepRoom{content: x.content[:0], assistant: x.assistant[:0]}
+}
+
+func (x *twoSlots) room() stepRoom {
+	return stepRoom{content: x.content[:0], assistant: x.assistant[:0], tool: x.tool[:0], toolMsg: &x.toolMsg}
+}
+
+func (x *threeSlots) room() stepRoom {
+	return stepRoom{content: x.content[:0], assistant: x.assistant[:0], tool: x.tool[:0], toolMsg: &x.toolMsg}
+}
+
+// stepBlock is a step's block with the slots S.
+type stepBlock[S any, P interface {
+	*S
+	room() stepRoom
+}] struct {
+	head  stepHead
+	slots S
+}
+
+func newBlock[S any, P interface {
+	*S
+	room() stepRoom
+}]() stepRoom {
+	b := new(stepBlock[S, P])
+	r := P(&b.slots).room()
+	r.head = &b.head
+	return r
+}
+
+// newStepRoom allocates the block of a step with n content parts.
+func newStepRoom(n int) stepRoom {
+	switch {
+	case n <= 1:
+		return newBlock[oneSlots]()
+	case n == 2:
+		return newBlock[twoSlots]()
+	}
+	return newBlock[threeSlots]()
 }
 
 // callRecord is a tool call's block: the call and its result as step
 // content, the result's part of the tool message (the call's part of the
 // assistant message shares the call's storage), the result's output for
-// the model when it is text or JSON, and room for the input's bytes.
+// the model when it is text, and room for the input's bytes.
 type callRecord struct {
 	call       ToolCall
 	result     ToolResult
 	resultPart ToolResultPart
 	text       TextOutput
-	json       JSONOutput
 	used       uint8 // the slots handed out
 	input      inputArena
 }
@@ -120,32 +191,19 @@ func (rec *callRecord) textOutput(o TextOutput) ToolResultOutput {
 	return inPlace(ToolResultOutput(TextOutput{}), &rec.text)
 }
 
-// jsonOutput returns a JSON output for the model.
-func (rec *callRecord) jsonOutput(o JSONOutput) ToolResultOutput {
-	if !rec.take(slotOutput) {
-		return o
-	}
-	rec.json = o
-	return inPlace(ToolResultOutput(JSONOutput{}), &rec.json)
-}
-
-// messages returns the step's assistant and tool messages; either may be
-// empty (then it is left out). It is called once per step.
-func (st *stepStore) messages(dst []Message, assistant []AssistantPart, tool []ToolPart) []Message {
+// messages appends the step's assistant and tool messages to dst; either
+// is left out when it has no parts. It is called once per block.
+func (room stepRoom) messages(dst []Message, assistant []AssistantPart, tool []ToolPart) []Message {
 	if len(assistant) > 0 {
-		if st == nil {
-			dst = append(dst, AssistantMessage{Content: assistant})
-		} else {
-			st.asstMsg = AssistantMessage{Content: assistant}
-			dst = append(dst, inPlace(Message(AssistantMessage{}), &st.asstMsg))
-		}
+		room.head.asstMsg = AssistantMessage{Content: assistant}
+		dst = append(dst, inPlace(Message(AssistantMessage{}), &room.head.asstMsg))
 	}
 	if len(tool) > 0 {
-		if st == nil {
+		if room.toolMsg == nil {
 			dst = append(dst, ToolMessage{Content: tool})
 		} else {
-			st.toolMsg = ToolMessage{Content: tool}
-			dst = append(dst, inPlace(Message(ToolMessage{}), &st.toolMsg))
+			*room.toolMsg = ToolMessage{Content: tool}
+			dst = append(dst, inPlace(Message(ToolMessage{}), room.toolMsg))
 		}
 	}
 	return dst
@@ -154,7 +212,7 @@ func (st *stepStore) messages(dst []Message, assistant []AssistantPart, tool []T
 // inputArena is room for the bytes of tool inputs.
 type inputArena struct {
 	used uint8
-	buf  [40]byte
+	buf  [54]byte
 }
 
 // take copies text into the arena and returns the copy, or nil when there

@@ -14,9 +14,11 @@ import (
 // work each.
 func TestStorageBlocksFitWithoutHeader(t *testing.T) {
 	for name, size := range map[string]uintptr{
-		"kept":       unsafe.Sizeof(kept{}),
-		"stepStore":  unsafe.Sizeof(stepStore{}),
-		"callRecord": unsafe.Sizeof(callRecord{}),
+		"kept":            unsafe.Sizeof(kept{}),
+		"one-part step":   unsafe.Sizeof(stepBlock[oneSlots, *oneSlots]{}),
+		"two-part step":   unsafe.Sizeof(stepBlock[twoSlots, *twoSlots]{}),
+		"three-part step": unsafe.Sizeof(stepBlock[threeSlots, *threeSlots]{}),
+		"callRecord":      unsafe.Sizeof(callRecord{}),
 	} {
 		if size > 512 {
 			t.Errorf("%s is %d bytes, over 512", name, size)

@@ -787,7 +787,7 @@ func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]Conte
 	var outs []ContentPart
 	if out != nil {
 		emit(out.(Part))
-		if s.store != nil {
+		if s.loop {
 			outs = st.r.doneBuf[:0]
 		}
 		outs = append(outs, out)
