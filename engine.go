@@ -60,7 +60,7 @@ type run struct {
 	// contentBuf holds a step's content while it runs; the step's block
 	// gets a copy when it ends.
 	contentBuf [6]ContentPart
-	msgsBuf   [2]Message
+	msgsBuf    [2]Message
 
 	obs *observation // what the Observer watches that is open; nil without one
 	out outputState
