@@ -276,7 +276,7 @@ func (r *run) prepare() (*step, error) {
 		}
 	}
 	if p == nil {
-		p = &PrepareStepResult{}
+		p = &noPreparation
 	}
 	if p.Model != nil {
 		s.model = p.Model
@@ -352,6 +352,10 @@ func (r *run) prepare() (*step, error) {
 	r.startStep(s)
 	return s, nil
 }
+
+// noPreparation is the PrepareStepResult of a step nothing changes; it is
+// only read.
+var noPreparation PrepareStepResult
 
 func callPrepareStep(ctx context.Context, f func(context.Context, PrepareStepOptions) (*PrepareStepResult, error), p PrepareStepOptions) (res *PrepareStepResult, err error) {
 	defer func() {
