@@ -118,6 +118,9 @@ type RepairedCall struct {
 // nil when no approval applies; a request alone when the call waits for a
 // person; a request and a response when a policy decided.
 func (r *run) decideApproval(s *step, e *stepEntry, call ToolCall) (*ToolApprovalRequest, *ToolApprovalResponse, error) {
+	if r.opts.ToolApproval == nil && e.exec.core().needsApproval == nil {
+		return nil, nil, nil // no policy applies
+	}
 	status, err := r.approvalStatus(s.ctx, s, e, call, s.messages)
 	if err != nil || status.Kind == ApprovalNotApplicable {
 		return nil, nil, err
