@@ -264,11 +264,11 @@ func startWorker() (_ *worker, err error) {
 	if preludeErr != nil {
 		return nil, preludeErr
 	}
-	inR, inW, err := os.Pipe()
+	inR, inW, err := newPipe()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := newPipe()
 	if err != nil {
 		_ = inR.Close()
 		_ = inW.Close()
@@ -276,7 +276,7 @@ func startWorker() (_ *worker, err error) {
 	}
 	var ctrlR, ctrlW *os.File
 	if controlPipe {
-		if ctrlR, ctrlW, err = os.Pipe(); err != nil {
+		if ctrlR, ctrlW, err = newPipe(); err != nil {
 			_, _, _, _ = inR.Close(), inW.Close(), outR.Close(), outW.Close()
 			return nil, err
 		}

@@ -2,7 +2,13 @@
 
 package sandbox
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 // setWorkerAttrs has nothing to set on this system.
 func setWorkerAttrs(cmd *exec.Cmd) {}
+
+// newPipe returns a pipe.
+func newPipe() (r, w *os.File, err error) { return os.Pipe() }
