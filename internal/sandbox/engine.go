@@ -8,10 +8,27 @@ import (
 // engine is the JavaScript engine behind a session. A session needs only a
 // fresh realm per run, string-typed host functions, evaluation of two scripts
 // whose completion values are functions, calls of those functions and a
-// microtask drain, so another engine can be plugged in by implementing these
-// two interfaces.
+// microtask drain, and a way to start many realms from one in which the
+// prelude was evaluated, so another engine can be plugged in by implementing
+// these interfaces.
 type engine interface {
 	newRealm(cfg realmConfig) (realm, error)
+	// newTemplate builds a realm under cfg, defines host functions called
+	// names (whose behaviour each instance supplies) and evaluates script
+	// as evalFunction does with reused set, and keeps the result as a
+	// template for realms.
+	newTemplate(cfg realmConfig, names []string, script, file string) (realmTemplate, error)
+}
+
+// realmTemplate is a realm kept as it was once its host functions were
+// defined and its script evaluated. Every realm it returns starts in
+// exactly that state, whatever earlier realms did.
+type realmTemplate interface {
+	// instantiate returns a realm in the template's state whose host
+	// functions are fns, in the order of the template's names, and the
+	// completion value of the template's script. A template serves one
+	// realm at a time: it is ready again once that realm is closed.
+	instantiate(fns []hostFunc) (realm, jsFunction, error)
 }
 
 // realmConfig holds the resource limits a realm starts with.

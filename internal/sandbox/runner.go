@@ -114,6 +114,16 @@ type outcome struct {
 	unobserved string
 }
 
+// hostNames are the names of the host functions, in the order of
+// session.hostFuncs.
+var hostNames = []string{hostCallName, hostConsoleName, hostDoneName, hostMemoryName}
+
+// hostFuncs returns the session's host functions, in the order of
+// hostNames.
+func (s *session) hostFuncs() []hostFunc {
+	return []hostFunc{s.hostCall, s.hostConsole, s.hostDone, s.hostMemory}
+}
+
 // newSession creates a realm, installs the host functions and evaluates the
 // prelude. A failure is kept and reported by the run.
 func newSession(eng engine, link hostLink) *session {
@@ -124,21 +134,28 @@ func newSession(eng engine, link hostLink) *session {
 		return s
 	}
 	s.realm = rlm
-	for _, h := range []struct {
-		name string
-		fn   hostFunc
-	}{
-		{hostCallName, s.hostCall},
-		{hostConsoleName, s.hostConsole},
-		{hostDoneName, s.hostDone},
-		{hostMemoryName, s.hostMemory},
-	} {
-		if err := rlm.define(h.name, h.fn); err != nil {
+	for i, fn := range s.hostFuncs() {
+		if err := rlm.define(hostNames[i], fn); err != nil {
 			s.setupErr = err
 			return s
 		}
 	}
 	s.driver, s.setupErr = rlm.evalFunction(preludeJS, preludeFile, true)
+	return s
+}
+
+// newPreludeTemplate builds the template sessions start from: a realm with
+// the host functions and the prelude.
+func newPreludeTemplate(eng engine) (realmTemplate, error) {
+	return eng.newTemplate(prewarmLimits, hostNames, preludeJS, preludeFile)
+}
+
+// newTemplateSession starts a session from a realm of t, made by
+// newPreludeTemplate: the same as newSession makes, at a fraction of the
+// cost. A failure is kept and reported by the run.
+func newTemplateSession(t realmTemplate, link hostLink) *session {
+	s := &session{link: link, calls: map[int]*call{}}
+	s.realm, s.driver, s.setupErr = t.instantiate(s.hostFuncs())
 	return s
 }
 

@@ -38,22 +38,28 @@
 //
 // # Isolation
 //
-// Every run gets a new engine instance that is closed when the run ends, so
-// nothing persists between runs. Before the program runs, a prelude removes
-// eval, SharedArrayBuffer, Atomics, WeakRef and FinalizationRegistry, turns
-// every route to the Function constructor (including the generator and async
-// variants reached through `.constructor`) into a function that throws
-// TypeError, and freezes the built-in constructors, prototypes and namespace
-// objects, including intrinsics only reachable from instances (iterator and
-// generator prototypes). Built-in global bindings become read-only, and
-// assignments to frozen objects fail silently in sloppy code (TypeError in
-// strict code). There are no timers, no module loader, no I/O and no host
-// objects other than `tools` and `console`; Date and Math.random are the
-// real ones. So that common code keeps working on frozen prototypes,
-// assigning `name`, `message`, `toString`, `constructor` and similar
-// properties that a frozen prototype would otherwise shadow creates an own
-// property, as on an unfrozen prototype; assigning them on the prototype
-// itself is ignored, in strict code too.
+// Every run gets an engine instance of its own, so nothing persists between
+// runs. A worker process builds one instance, with the prelude below
+// evaluated, in a block of memory of its own and keeps a copy of that block;
+// each run starts from it, and when the run ends every block of memory the
+// engine allocated since is freed and the copy is written back, so that the
+// next run finds the engine's memory exactly as it was before any program
+// ran (only the seed of Math.random is new). Before the program runs, a
+// prelude removes eval, SharedArrayBuffer, Atomics, WeakRef and
+// FinalizationRegistry, turns every route to the Function constructor
+// (including the generator and async variants reached through
+// `.constructor`) into a function that throws TypeError, and freezes the
+// built-in constructors, prototypes and namespace objects, including
+// intrinsics only reachable from instances (iterator and generator
+// prototypes). Built-in global bindings become read-only, and assignments to
+// frozen objects fail silently in sloppy code (TypeError in strict code).
+// There are no timers, no module loader, no I/O and no host objects other
+// than `tools` and `console`; Date and Math.random are the real ones. So
+// that common code keeps working on frozen prototypes, assigning `name`,
+// `message`, `toString`, `constructor` and similar properties that a frozen
+// prototype would otherwise shadow creates an own property, as on an
+// unfrozen prototype; assigning them on the prototype itself is ignored, in
+// strict code too.
 //
 // # Worker processes
 //
@@ -73,10 +79,9 @@
 // 256 MiB, so that even a source built to blow up the transform costs that
 // worker only. A worker ends when its host process does.
 //
-// Workers are kept in a pool: a finished worker prepares the engine and
-// prelude of its next run while it waits, and when a run takes the last idle
-// worker another is started, so that a run does not wait for either. The
-// costs:
+// Workers are kept in a pool: a finished worker restores the engine's memory
+// for its next run while it waits, and when a run takes the last idle worker
+// another is started, so that a run does not wait for either. The costs:
 //
 //   - Every idle worker is a process of about 3 MiB of private memory plus
 //     the pages of the executable, which it shares with the host; the pool

@@ -84,8 +84,16 @@ func serveWorker(in, out *os.File) int {
 		_ = ctrl.Fd()
 		go c.watchControl(bufio.NewReader(ctrl))
 	}
+	// Runs start from copies of one realm with the prelude; should that
+	// realm fail to build, each run builds its own.
+	tmpl, terr := newPreludeTemplate(defaultEngine)
 	for {
-		s := newSession(defaultEngine, c)
+		var s *session
+		if terr == nil {
+			s = newTemplateSession(tmpl, c)
+		} else {
+			s = newSession(defaultEngine, c)
+		}
 		run := c.nextRun()
 		c.cur.Store(run)
 		c.serve(s, run)
