@@ -28,7 +28,7 @@ type realmTemplate interface {
 	// functions are fns, in the order of the template's names, and the
 	// completion value of the template's script. A template serves one
 	// realm at a time: it is ready again once that realm is closed.
-	instantiate(fns []hostFunc) (realm, jsFunction, error)
+	instantiate(fns []hostFunc) (realm, jsValue, error)
 }
 
 // realmConfig holds the resource limits a realm starts with.
@@ -42,8 +42,9 @@ type realmConfig struct {
 // the realm and must not panic.
 type hostFunc func(args []string) string
 
-// jsFunction is a JavaScript function retained by the Go side.
-type jsFunction interface {
+// jsValue is a JavaScript value, such as a function, retained by the Go
+// side.
+type jsValue interface {
 	release()
 }
 
@@ -56,10 +57,14 @@ type realm interface {
 	// name file, and returns its completion value, which must be a
 	// function. When reused is set the same script is evaluated by many
 	// realms, and the engine may keep a compiled form of it.
-	evalFunction(script, file string, reused bool) (jsFunction, error)
-	// call calls fn with arguments that are strings or jsFunctions of this
+	evalFunction(script, file string, reused bool) (jsValue, error)
+	// call calls fn with arguments that are strings or jsValues of this
 	// realm and discards the result.
-	call(fn jsFunction, args ...any) error
+	call(fn jsValue, args ...any) error
+	// buildJSON returns the value JSON.parse would make of text, or false
+	// when the realm leaves that to JSON.parse: it never fails otherwise,
+	// and leaves no exception pending.
+	buildJSON(text string) (jsValue, bool)
 	// runJobs runs pending promise jobs until none is left or the realm is
 	// interrupted.
 	runJobs() error

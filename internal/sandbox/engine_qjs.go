@@ -141,7 +141,7 @@ type qjsRealm struct {
 	mf  uintptr // the allocator functions, in C memory
 
 	funcs    []hostFunc
-	retained []*qjsFunction
+	retained []*qjsValue
 
 	// arena is set for the realm a template is built in and for the realms
 	// it serves: the allocator then keeps the engine's memory in the arena
@@ -155,18 +155,19 @@ type qjsRealm struct {
 	exhaust  atomic.Bool  // an allocation was refused for the limit
 
 	// Owned by the goroutine driving the realm.
-	lastPoll int64
-	budget   int32
-	broken   bool // a Go panic went through the engine
+	stackBytes int // the stack limit set last
+	lastPoll   int64
+	budget     int32
+	broken     bool // a Go panic went through the engine
 }
 
-type qjsFunction struct {
+type qjsValue struct {
 	r        *qjsRealm
 	v        lib.TJSValue
 	released bool
 }
 
-func (f *qjsFunction) release() {
+func (f *qjsValue) release() {
 	if !f.released {
 		f.released = true
 		// A template's memory is copied back after the run anyway.
@@ -233,6 +234,7 @@ func (r *qjsRealm) init(cfg realmConfig) (err error) {
 }
 
 func (r *qjsRealm) setLimits(cfg realmConfig) {
+	r.stackBytes = cfg.stackBytes
 	lib.XJS_SetMemoryLimit(r.tls, r.rt, lib.Tsize_t(max(cfg.memoryBytes, 1)))
 	lib.XJS_SetMaxStackSize(r.tls, r.rt, lib.Tsize_t(stackSlots(cfg.stackBytes)))
 	lib.XJS_SetGCThreshold(r.tls, r.rt, lib.Tsize_t(gcThresholdFor(cfg.memoryBytes)))
@@ -432,7 +434,7 @@ func (r *qjsRealm) eval(script, file string, flags int32) (lib.TJSValue, error) 
 	return v, nil
 }
 
-func (r *qjsRealm) evalFunction(script, file string, reused bool) (_ jsFunction, err error) {
+func (r *qjsRealm) evalFunction(script, file string, reused bool) (_ jsValue, err error) {
 	defer r.guard(&err)
 	var v lib.TJSValue
 	if reused {
@@ -460,12 +462,12 @@ func (r *qjsRealm) evalFunction(script, file string, reused bool) (_ jsFunction,
 		lib.XFreeValue(r.tls, r.ctx, v)
 		return nil, errors.New("sandbox: the script did not evaluate to a function")
 	}
-	f := &qjsFunction{r: r, v: v}
+	f := &qjsValue{r: r, v: v}
 	r.retained = append(r.retained, f)
 	return f, nil
 }
 
-func (r *qjsRealm) call(fn jsFunction, args ...any) (err error) {
+func (r *qjsRealm) call(fn jsValue, args ...any) (err error) {
 	defer r.guard(&err)
 	r.enter()
 	tls, ctx := r.tls, r.ctx
@@ -482,7 +484,7 @@ func (r *qjsRealm) call(fn jsFunction, args ...any) (err error) {
 	for i, a := range args {
 		var v lib.TJSValue
 		switch a := a.(type) {
-		case *qjsFunction:
+		case *qjsValue:
 			v = a.v
 		case string:
 			s, ok := r.newString(tls, a)
@@ -496,7 +498,7 @@ func (r *qjsRealm) call(fn jsFunction, args ...any) (err error) {
 		}
 		*cptr[lib.TJSValue](argv + uintptr(i)*valueSize) = v
 	}
-	res := lib.XJS_Call(tls, ctx, fn.(*qjsFunction).v, jsUndefined, int32(n), argv)
+	res := lib.XJS_Call(tls, ctx, fn.(*qjsValue).v, jsUndefined, int32(n), argv)
 	if isException(res) {
 		return r.exception()
 	}

@@ -69,7 +69,7 @@ type report struct {
 // runs on the goroutine that created it.
 type session struct {
 	realm  realm
-	driver jsFunction
+	driver jsValue
 	link   hostLink
 	// setupErr is set when the realm or its prelude failed.
 	setupErr error
@@ -313,13 +313,28 @@ func (s *session) deliver() (report, bool) {
 		if c.dispatched {
 			s.running--
 		}
-		if r, stop := s.callDriver("settle", strconv.Itoa(st.id), st.kind, st.payload); stop {
+		r, stop := s.settle(st)
+		if stop {
 			s.ready = s.ready[:0]
 			return r, true
 		}
 	}
 	s.ready = s.ready[:0]
 	return report{}, false
+}
+
+// settle settles one bridge request in the guest. The value of a tool's
+// output is built from its JSON here when the realm can, else by the
+// driver's JSON.parse.
+func (s *session) settle(st settlement) (report, bool) {
+	id := strconv.Itoa(st.id)
+	if st.kind == "ok" {
+		if v, ok := s.realm.buildJSON(st.payload); ok {
+			defer v.release()
+			return s.callDriver("settle", id, "value", v)
+		}
+	}
+	return s.callDriver("settle", id, st.kind, st.payload)
 }
 
 // guestError is the description of a failed tool call sent to the guest.

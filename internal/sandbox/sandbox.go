@@ -113,11 +113,15 @@
 // when the call is made; undefined is sent as `{}`, and a value that cannot
 // be serialized or is over Limits.MaxToolInputBytes rejects the call with
 // CODE_MODE_SERIALIZATION_ERROR without reaching the host. Observed calls
-// run concurrently, each on a goroutine of the calling process. A failed
-// call rejects its promise with an Error carrying `name`, `message`, `code`
-// and, when the host gave some, `details`; if the program does not catch
-// it, Run returns the host's *Error itself (or the redacted
-// CODE_MODE_HOST_TOOL_ERROR).
+// run concurrently, each on a goroutine of the calling process. A call
+// resolves to the value JSON.parse makes of the tool's output, which the
+// worker builds from the JSON directly; output the engine cannot hold (too
+// deep for the stack limit, too large for the memory left) rejects the call
+// with CODE_MODE_SERIALIZATION_ERROR or the engine's out-of-memory error, as
+// JSON.parse would throw them. A failed call rejects its promise with an
+// Error carrying `name`, `message`, `code` and, when the host gave some,
+// `details`; if the program does not catch it, Run returns the host's *Error
+// itself (or the redacted CODE_MODE_HOST_TOOL_ERROR).
 //
 // When the program returns, a call it never observed fails the run with
 // CODE_MODE_DETACHED_BRIDGE_REQUEST (the host never ran it), and so does an

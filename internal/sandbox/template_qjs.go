@@ -185,7 +185,7 @@ func newQJSTemplate(cfg realmConfig, names []string, script, file string) (_ *qj
 		return nil, errors.New("sandbox: the template could not be built")
 	}
 	t.mf, t.rt, t.ctx = r.mf, r.rt, r.ctx
-	t.driver = fn.(*qjsFunction).v
+	t.driver = fn.(*qjsValue).v
 	t.nfuncs = len(names)
 	a.frozen = true
 	a.outside = map[uintptr]struct{}{}
@@ -220,7 +220,7 @@ func (t *qjsTemplate) discard(r *qjsRealm) {
 // are fns, in the order of the names the template was built with, and the
 // template's driver function. The template serves one realm at a time;
 // closing the realm resets the template for the next.
-func (t *qjsTemplate) instantiate(fns []hostFunc) (realm, jsFunction, error) {
+func (t *qjsTemplate) instantiate(fns []hostFunc) (realm, jsValue, error) {
 	if t.broken {
 		return nil, nil, errors.New("sandbox: the template is broken")
 	}
@@ -247,7 +247,7 @@ func (t *qjsTemplate) instantiate(fns []hostFunc) (realm, jsFunction, error) {
 	lib.XJS_SetInterruptHandler(t.tls, t.rt, cInterrupt, r.id)
 	lib.XJS_SetContextOpaque(t.tls, t.ctx, r.id)
 	cptr[lib.TJSContext](t.ctx).Frandom_state = rand.Uint64() | 1
-	return r, &qjsFunction{r: r, v: t.driver, released: true}, nil
+	return r, &qjsValue{r: r, v: t.driver, released: true}, nil
 }
 
 // reset frees every block allocated outside the arena since the template
