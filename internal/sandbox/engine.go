@@ -74,6 +74,9 @@ type realm interface {
 	// setDeadline makes the realm interrupt itself once the monotonic clock
 	// passes t. The zero time means no deadline.
 	setDeadline(t time.Time)
+	// setPoll makes the realm call fn while JavaScript runs, on the
+	// goroutine driving it, about every millisecond.
+	setPoll(fn func())
 	// interrupt stops the JavaScript running now and any that runs later:
 	// an interrupted realm stays interrupted. It is safe from any
 	// goroutine, also during and after close.

@@ -155,7 +155,8 @@ type qjsRealm struct {
 	exhaust  atomic.Bool  // an allocation was refused for the limit
 
 	// Owned by the goroutine driving the realm.
-	stackBytes int // the stack limit set last
+	stackBytes int    // the stack limit set last
+	onPoll     func() // see setPoll
 	lastPoll   int64
 	budget     int32
 	broken     bool // a Go panic went through the engine
@@ -248,6 +249,8 @@ func (r *qjsRealm) setDeadline(t time.Time) {
 	r.deadline.Store(max(int64(t.Sub(monotonicBase)), 1))
 }
 
+func (r *qjsRealm) setPoll(fn func()) { r.onPoll = fn }
+
 func (r *qjsRealm) interrupt() { r.stop.Store(true) }
 
 func (r *qjsRealm) interrupted() bool {
@@ -279,6 +282,9 @@ func (r *qjsRealm) poll() int32 {
 		r.budget = min(r.budget*2, counterInit)
 	}
 	c.Finterrupt_counter = r.budget
+	if r.onPoll != nil {
+		r.onPoll()
+	}
 	return 0
 }
 

@@ -29,7 +29,7 @@ func (l *textLink) sendCall(id, seq int, name, input string) {
 
 func (l *textLink) sendConsole(string, string) {}
 
-func (l *textLink) next(time.Time) (settlement, bool) {
+func (l *textLink) next(time.Time, int) (settlement, bool) {
 	if len(l.ready) == 0 {
 		return settlement{}, false
 	}

@@ -177,9 +177,12 @@ func (p *workerPool) discard(w *worker) {
 
 // worker is a worker process seen from the host.
 type worker struct {
-	cmd     *exec.Cmd
-	in      *os.File // to the worker
-	ctrl    *os.File // to the worker, for interrupts; nil without controlPipe
+	cmd *exec.Cmd
+	in  *os.File // to the worker
+	// ctrl is the host's end of the control socket: the host writes
+	// interrupts to it, and reads it to learn that the worker ended (see
+	// hostRun.watchWorker). It is nil without controlPipe.
+	ctrl    *os.File
 	out     *os.File // from the worker
 	r       *bufio.Reader
 	greeted bool // its greeting was read
@@ -276,7 +279,7 @@ func startWorker() (_ *worker, err error) {
 	}
 	var ctrlR, ctrlW *os.File
 	if controlPipe {
-		if ctrlR, ctrlW, err = newPipe(); err != nil {
+		if ctrlR, ctrlW, err = newControl(); err != nil {
 			_, _, _, _ = inR.Close(), inW.Close(), outR.Close(), outW.Close()
 			return nil, err
 		}

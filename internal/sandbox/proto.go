@@ -26,7 +26,16 @@ import (
 //	'X' transformed: id, script, shift, nesting depth
 //	'C' tool call:   id, request id, seq, name, input
 //	'L' console:     id, stream, line
+//	'W' waiting:     id, tool calls in flight
 //	'D' done:        id, report kind, then value / error JSON / request id
+//
+// A worker queues its tool call and console frames and writes them when
+// the program waits for a settlement, followed by a waiting frame with the
+// number of calls the settlement may be for; when the program ends, before
+// the done frame; when a millisecond of running JavaScript has passed since
+// the first was queued; and when they grow large. Until a settlement or an
+// interrupt reaches it, a worker that sent a waiting frame sends nothing
+// more.
 const (
 	framePrelude     = 'P'
 	frameRun         = 'R'
@@ -35,6 +44,7 @@ const (
 	frameTransformed = 'X'
 	frameCall        = 'C'
 	frameConsole     = 'L'
+	frameWaiting     = 'W'
 	frameDone        = 'D'
 )
 

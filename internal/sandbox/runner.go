@@ -35,9 +35,10 @@ type hostLink interface {
 	sendCall(id, seq int, name, input string)
 	// sendConsole hands over one console line kept within the budget.
 	sendConsole(stream, text string)
-	// next blocks until a settlement arrives and returns it. It returns
-	// false once the run is interrupted or its deadline passed.
-	next(deadline time.Time) (settlement, bool)
+	// next blocks until a settlement arrives and returns it; inFlight
+	// calls handed to the host are not settled yet. It returns false once
+	// the run is interrupted or its deadline passed.
+	next(deadline time.Time, inFlight int) (settlement, bool)
 }
 
 // runRequest is what a session needs to know about one run.
@@ -239,7 +240,7 @@ func (s *session) execute() report {
 				}
 				continue
 			}
-			st, ok := s.link.next(s.req.deadline)
+			st, ok := s.link.next(s.req.deadline, s.running)
 			if !ok {
 				s.realm.interrupt()
 				return report{kind: reportInterrupted}

@@ -22,7 +22,7 @@ func (l *echoLink) sendCall(id, seq int, name, input string) {
 
 func (l *echoLink) sendConsole(stream, text string) { l.console = append(l.console, text) }
 
-func (l *echoLink) next(time.Time) (settlement, bool) {
+func (l *echoLink) next(time.Time, int) (settlement, bool) {
 	if len(l.ready) == 0 {
 		return settlement{}, false
 	}

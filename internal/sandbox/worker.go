@@ -23,11 +23,13 @@ const (
 // bounded by Limits.MemoryBytes.
 const workerGoMemory = 96 << 20
 
-// replySpin is how long a worker waiting for a tool's settlement polls its
-// pipe before it sleeps. A fast tool's settlement usually arrives sooner,
-// and a thread that slept resumes the program on cold caches: its next
-// stretch of JavaScript then takes several times as long.
-const replySpin = 100 * time.Microsecond
+// flushDelay is how long frames a worker queued may wait while the program
+// runs on; the engine's interrupt poll, about every millisecond, checks.
+const flushDelay = int64(time.Millisecond)
+
+// maxQueued is the size of the queued frames beyond which a worker writes
+// them at once.
+const maxQueued = 64 << 10
 
 // maxHostFrame bounds a frame a worker accepts from its host.
 const maxHostFrame = 1 << 30
@@ -112,6 +114,10 @@ type workerConn struct {
 	r   *bufio.Reader
 	out *os.File
 	cur atomic.Pointer[workerRun]
+	// queued holds frames not written yet (see proto.go); queuedAt is when
+	// the first of them was queued, on the monotonic clock.
+	queued   []byte
+	queuedAt int64
 }
 
 // workerRun is the run a worker is serving.
@@ -212,6 +218,9 @@ func decodeRun(id uint64, d *decoder) *workerRun {
 func (c *workerConn) serve(s *session, run *workerRun) {
 	run.setRealm(s.realm)
 	defer run.setRealm(nil)
+	if s.realm != nil {
+		s.realm.setPoll(c.poll)
+	}
 	limitWorkerMemory(run.limits.MemoryBytes)
 	t := transformed{script: run.text, shift: run.shift}
 	if !run.isScript {
@@ -233,9 +242,43 @@ func (c *workerConn) serve(s *session, run *workerRun) {
 	c.sendDone(run.id, rep)
 }
 
+// write writes the queued frames and e.
 func (c *workerConn) write(e *encoder) {
-	if _, err := c.out.Write(e.bytes()); err != nil {
+	c.queue(e)
+	c.flush()
+}
+
+// queue queues the frame e.
+func (c *workerConn) queue(e *encoder) {
+	if len(c.queued) == 0 {
+		c.queuedAt = monotonic()
+	}
+	c.queued = append(c.queued, e.bytes()...)
+	if len(c.queued) >= maxQueued {
+		c.flush()
+	}
+}
+
+// flush writes the queued frames.
+func (c *workerConn) flush() {
+	if len(c.queued) == 0 {
+		return
+	}
+	if _, err := c.out.Write(c.queued); err != nil {
 		os.Exit(0)
+	}
+	if cap(c.queued) > maxQueued {
+		c.queued = nil
+	} else {
+		c.queued = c.queued[:0]
+	}
+}
+
+// poll writes the queued frames once they waited flushDelay. The engine
+// calls it while the program runs.
+func (c *workerConn) poll() {
+	if len(c.queued) > 0 && monotonic()-c.queuedAt >= flushDelay {
+		c.flush()
 	}
 }
 
@@ -266,7 +309,7 @@ type wireError struct {
 
 func (c *workerConn) sendCall(id, seq int, name, input string) {
 	run := c.cur.Load()
-	c.write(newFrame(frameCall).uint(run.id).int(id).int(seq).str(name).str(input))
+	c.queue(newFrame(frameCall).uint(run.id).int(id).int(seq).str(name).str(input))
 }
 
 func (c *workerConn) sendConsole(stream, text string) {
@@ -275,20 +318,18 @@ func (c *workerConn) sendConsole(stream, text string) {
 	if stream == "stderr" {
 		s = 1
 	}
-	c.write(newFrame(frameConsole).uint(run.id).uint(s).str(text))
+	c.queue(newFrame(frameConsole).uint(run.id).uint(s).str(text))
 }
 
 // next reads the host's frames until a settlement of the run arrives. The
 // host interrupts a run at its deadline, so the worker needs no timer of its
 // own here.
-func (c *workerConn) next(deadline time.Time) (settlement, bool) {
+func (c *workerConn) next(deadline time.Time, inFlight int) (settlement, bool) {
 	run := c.cur.Load()
+	c.write(newFrame(frameWaiting).uint(run.id).int(inFlight))
 	for {
 		if run.stopped.Load() {
 			return settlement{}, false
-		}
-		if c.r.Buffered() == 0 {
-			awaitInput(c.in, replySpin)
 		}
 		f, d, id := c.read()
 		if id != run.id {
