@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -274,7 +275,15 @@ func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}, firs
 		}
 		w.greeted = true
 	}
+	// expecting is set when the host just sent the worker the settlement
+	// of the call it waits for: a program awaiting its calls one by one
+	// makes the next within microseconds.
+	expecting := false
 	for {
+		if expecting && w.bell != nil && w.r.Buffered() == 0 {
+			awaitWorker(w)
+		}
+		expecting = false
 		f, err := readFrame(w.r, h.maxFrame)
 		if err != nil {
 			if err == io.EOF {
@@ -303,6 +312,7 @@ func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}, firs
 				if !h.runInline(tc, id) {
 					return
 				}
+				expecting = true
 				continue
 			}
 			go h.readLoop(frames, done, false)
@@ -315,6 +325,23 @@ func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}, firs
 			return
 		}
 	}
+}
+
+// hostSpin is how long the host watches a worker's doorbell for a frame it
+// expects within microseconds before its thread sleeps. Only a few threads
+// of the process watch at once, so that waiting runs never keep the
+// processors busy.
+const hostSpin = 50 * time.Microsecond
+
+var watchers atomic.Int32
+
+// awaitWorker watches w's doorbell for up to hostSpin, unless enough
+// threads watch already.
+func awaitWorker(w *worker) {
+	if watchers.Add(1) <= int32(max(1, runtime.GOMAXPROCS(0)/2)) {
+		w.bell.await(doorbellWorker, w.outCount.n.Load(), hostSpin)
+	}
+	watchers.Add(-1)
 }
 
 // States of the reading of a run's frames.

@@ -48,3 +48,6 @@ func growPipe(f *os.File) {
 		})
 	}
 }
+
+// yieldThread lets other threads run on this thread's processor.
+func yieldThread() { _, _, _ = syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }

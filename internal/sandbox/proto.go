@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"sync/atomic"
 )
 
 // The host and a worker process talk over two pipes in frames: a type byte,
@@ -178,4 +180,16 @@ func skipToHello(r *bufio.Reader, limit int) error {
 		}
 	}
 	return fmt.Errorf("%w: no greeting from the worker", errProtocol)
+}
+
+// countingReader reads f and counts the bytes it read, for a doorbell.
+type countingReader struct {
+	f *os.File
+	n atomic.Uint64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.f.Read(p)
+	c.n.Add(uint64(max(n, 0)))
+	return n, err
 }

@@ -13,5 +13,6 @@ func setWorkerAttrs(cmd *exec.Cmd) {}
 // newPipe returns a pipe.
 func newPipe() (r, w *os.File, err error) { return os.Pipe() }
 
-// newControl returns a pipe; there is no control pipe on this system.
+// newControl returns a pipe: this system has no Unix sockets. Where a
+// worker gets no control channel at all (see controlPipe), it is not used.
 func newControl() (worker, host *os.File, err error) { return os.Pipe() }

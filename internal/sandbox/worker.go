@@ -27,6 +27,10 @@ const workerGoMemory = 96 << 20
 // runs on; the engine's interrupt poll, about every millisecond, checks.
 const flushDelay = int64(time.Millisecond)
 
+// workerSpin is how long a worker waiting for a settlement watches its
+// doorbell before it sleeps: a tool that answers at once answers sooner.
+const workerSpin = 100 * time.Microsecond
+
 // maxQueued is the size of the queued frames beyond which a worker writes
 // them at once.
 const maxQueued = 64 << 10
@@ -50,16 +54,16 @@ func init() {
 }
 
 // serveWorker runs programs for the host on the other end of in and out
-// until the host closes in. Between runs it prepares the realm of the next
-// one, so that a run does not wait for the prelude.
+// until the host closes in. Between runs it restores the realm of the next
+// one from its template, so that a run does not wait for the prelude.
 //
 // The goroutine running the program reads in itself when the program waits
 // for a tool call, rather than a reader goroutine handing frames over: a
 // program awaiting many calls one by one would wait for each hand-over.
-// While the program runs, interrupts come through a second pipe (file
+// While the program runs, interrupts come through a control socket (file
 // descriptor 3) that a goroutine watches; where there is none (Windows) an
 // interrupt takes effect when the program next waits, or the host ends the
-// process.
+// process. File descriptor 4, when the host says so, is the doorbell.
 func serveWorker(in, out *os.File) int {
 	_ = os.Unsetenv(workerEnv)
 	// Anything printed from now on goes to standard error, never into the
@@ -70,7 +74,8 @@ func serveWorker(in, out *os.File) int {
 	_, _ = in.Fd(), out.Fd()
 	debug.SetMemoryLimit(workerGoMemory)
 
-	c := &workerConn{in: in, out: out, r: bufio.NewReaderSize(in, 64<<10)}
+	c := &workerConn{in: in, out: out, inCount: &countingReader{f: in}}
+	c.r = bufio.NewReaderSize(c.inCount, 64<<10)
 	if _, err := out.Write([]byte(helloMagic)); err != nil {
 		return 1
 	}
@@ -79,6 +84,11 @@ func serveWorker(in, out *os.File) int {
 	if f, d, _ := c.read(); f.typ == framePrelude {
 		if bc := d.str(); d.err == nil {
 			storeBytecode(preludeJS, []byte(bc))
+		}
+		if d.uint() == 1 && d.err == nil {
+			f := os.NewFile(4, "doorbell")
+			c.bell, _ = mapDoorbell(f)
+			_ = f.Close()
 		}
 	}
 	if controlPipe {
@@ -114,6 +124,10 @@ type workerConn struct {
 	r   *bufio.Reader
 	out *os.File
 	cur atomic.Pointer[workerRun]
+	// inCount counts what the worker read from in; bell, when not nil, is
+	// the doorbell shared with the host.
+	inCount *countingReader
+	bell    *doorbell
 	// queued holds frames not written yet (see proto.go); queuedAt is when
 	// the first of them was queued, on the monotonic clock.
 	queued   []byte
@@ -180,7 +194,7 @@ func (c *workerConn) nextRun() *workerRun {
 	}
 }
 
-// watchControl applies the interrupts the host sends on the control pipe.
+// watchControl applies the interrupts the host sends on the control socket.
 // When the host goes away the worker ends at once, even while a program
 // runs.
 func (c *workerConn) watchControl(r *bufio.Reader) {
@@ -264,7 +278,11 @@ func (c *workerConn) flush() {
 	if len(c.queued) == 0 {
 		return
 	}
-	if _, err := c.out.Write(c.queued); err != nil {
+	n, err := c.out.Write(c.queued)
+	if c.bell != nil {
+		c.bell.count(doorbellWorker).Add(uint64(max(n, 0)))
+	}
+	if err != nil {
 		os.Exit(0)
 	}
 	if cap(c.queued) > maxQueued {
@@ -330,6 +348,9 @@ func (c *workerConn) next(deadline time.Time, inFlight int) (settlement, bool) {
 	for {
 		if run.stopped.Load() {
 			return settlement{}, false
+		}
+		if c.bell != nil && c.r.Buffered() == 0 {
+			c.bell.await(doorbellHost, c.inCount.n.Load(), workerSpin)
 		}
 		f, d, id := c.read()
 		if id != run.id {
