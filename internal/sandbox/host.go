@@ -485,7 +485,13 @@ func (h *hostRun) runTool(tc ToolCall, id int) {
 		return
 	}
 	st := h.settlement(id, tc.Name, out, err)
-	_ = h.w.send(h.id, newFrame(frameSettle).uint(h.id).int(st.id).str(st.kind).str(st.payload))
+	e := newFrameCap(frameSettle, 32+len(st.kind)+len(st.payload)+len(st.raw)).uint(h.id).int(st.id).str(st.kind)
+	if st.raw != nil {
+		e.blob(st.raw)
+	} else {
+		e.str(st.payload)
+	}
+	_ = h.w.send(h.id, e)
 }
 
 // settlement turns the result of a tool call into what the guest sees.
@@ -502,7 +508,7 @@ func (h *hostRun) settlement(id int, name string, out json.RawMessage, err error
 		case !jsondec.Valid(out):
 			err = fmt.Errorf("sandbox: tool %q returned invalid JSON", name)
 		default:
-			return settlement{id: id, kind: "ok", payload: string(out)}
+			return settlement{id: id, kind: "ok", raw: out}
 		}
 	}
 	var shown *Error
@@ -553,7 +559,7 @@ func (h *hostRun) finish(d *decoder) (*Result, error) {
 	kind := byte(d.uint())
 	switch kind {
 	case reportValue:
-		v := d.str()
+		v := d.view()
 		if d.err != nil {
 			break
 		}

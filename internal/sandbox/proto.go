@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"unsafe"
 )
 
 // The host and a worker process talk over two pipes in frames: a type byte,
@@ -71,8 +72,11 @@ type frame struct {
 // encoder builds a frame.
 type encoder struct{ b []byte }
 
-func newFrame(typ byte) *encoder {
-	e := &encoder{b: make([]byte, 5, 64)}
+func newFrame(typ byte) *encoder { return newFrameCap(typ, 64) }
+
+// newFrameCap starts a frame with room for n bytes.
+func newFrameCap(typ byte, n int) *encoder {
+	e := &encoder{b: make([]byte, 5, max(n, 64))}
 	e.b[0] = typ
 	return e
 }
@@ -87,6 +91,13 @@ func (e *encoder) int(v int) *encoder { return e.uint(uint64(max(v, 0))) }
 func (e *encoder) str(s string) *encoder {
 	e.b = binary.AppendUvarint(e.b, uint64(len(s)))
 	e.b = append(e.b, s...)
+	return e
+}
+
+// blob appends b as a length-prefixed string.
+func (e *encoder) blob(b []byte) *encoder {
+	e.b = binary.AppendUvarint(e.b, uint64(len(b)))
+	e.b = append(e.b, b...)
 	return e
 }
 
@@ -135,6 +146,26 @@ func (d *decoder) str() string {
 		return ""
 	}
 	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+// view reads a string like str without copying it: the string shares the
+// frame's memory, which readFrame allocates for each frame and nothing
+// changes afterwards.
+func (d *decoder) view() string {
+	n := d.uint()
+	if d.err != nil {
+		return ""
+	}
+	if n > uint64(len(d.b)) {
+		d.err = errProtocol
+		return ""
+	}
+	if n == 0 {
+		return ""
+	}
+	s := unsafe.String(&d.b[0], int(n))
 	d.b = d.b[n:]
 	return s
 }

@@ -106,6 +106,8 @@ type settlement struct {
 	id      int
 	kind    string
 	payload string
+	// raw is the JSON of an "ok" settlement on the host, sent as it is.
+	raw []byte
 }
 
 // outcome is what the guest reported when the program completed.

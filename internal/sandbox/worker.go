@@ -358,7 +358,7 @@ func (c *workerConn) next(deadline time.Time, inFlight int) (settlement, bool) {
 		}
 		switch f.typ {
 		case frameSettle:
-			st := settlement{id: d.int(), kind: d.str(), payload: d.str()}
+			st := settlement{id: d.int(), kind: d.str(), payload: d.view()}
 			if d.err == nil {
 				return st, true
 			}
