@@ -83,18 +83,23 @@
 // for its next run while it waits, and when a run takes the last idle worker
 // another is started, so that a run does not wait for either. The costs:
 //
-//   - Every idle worker is a process of about 3 MiB of private memory plus
-//     the pages of the executable, which it shares with the host; the pool
+//   - Every idle worker is a process of about 3 to 7 MiB of private memory
+//     (the realm its runs start from and the copy of it included) plus the
+//     pages of the executable, which it shares with the host; the pool
 //     keeps at most max(2, GOMAXPROCS) of them, and one per run in
 //     progress.
 //   - The first run of a process waits for a worker to start, a few
 //     milliseconds (more under the race detector).
-//   - Every tool call crosses between the processes twice, and a process
-//     that waited resumes on cold caches: measured on a shared two-core
-//     machine, a program awaiting 100 instant tool calls one after the
-//     other took about 9 ms where running in the calling process took
-//     about 5 ms, while a trivial run took 0.9 ms instead of 1.1 ms, as
-//     the engine and prelude are prepared before the run.
+//   - Every tool call crosses between the processes twice. Measured on a
+//     shared two-core virtual machine, a program awaiting 100 tool calls
+//     that answer at once, one after the other, takes about 5 to 6 ms,
+//     some 50 us a call, less than half of it the program's own
+//     JavaScript; a trivial run takes about 0.2 ms. To keep a crossing
+//     short, a side that expects an answer within microseconds watches
+//     memory shared with the other for up to 100 us (the worker, waiting
+//     for a settlement) or 50 us (the host, after settling the call a
+//     program waits for alone) before its thread sleeps, so a run waiting
+//     for a slow tool keeps a processor busy no longer than that.
 //   - A program stopped by ending its worker costs a new process.
 //   - A program that imports this package runs the initialisation of the
 //     packages initialised before it in every worker too, and must not

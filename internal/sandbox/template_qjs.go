@@ -256,7 +256,12 @@ func (t *qjsTemplate) reset() {
 	for p := range t.a.outside {
 		libc.Xfree(t.tls, p)
 	}
-	clear(t.a.outside)
+	if len(t.a.outside) > 4096 {
+		// A map keeps the room it grew to; an idle worker need not.
+		t.a.outside = map[uintptr]struct{}{}
+	} else {
+		clear(t.a.outside)
+	}
 	t.a.top = t.a.base + uintptr(len(t.a.saved))
 	copy(t.a.bytes(), t.a.saved)
 	t.dirty = false
