@@ -9,14 +9,17 @@
 // Programs run in QuickJS compiled to Go (modernc.org/libquickjs, no cgo),
 // after esbuild has removed their TypeScript types, each in a fresh,
 // isolated context without eval, timers, network or file system, under the
-// limits of [ai.CodeModeLimits]. The core package ai links none of this
-// unless a program imports this package.
+// limits of [ai.CodeModeLimits]. A worker prepares one context with the
+// sandbox's prelude and starts every run from a byte-for-byte copy of its
+// memory, which it restores when the run ends, so that no run sees anything
+// an earlier one did. The core package ai links none of this unless a
+// program imports this package.
 //
 // # Worker processes
 //
 // Programs run in worker processes: the program's own binary, started
 // again and recognised when this package initialises, kept warm in a small
-// pool (at most max(2, GOMAXPROCS) idle workers of about 3 MiB each). A run
+// pool (at most max(2, GOMAXPROCS) idle workers of 3 to 7 MiB each). A run
 // that outlives its timeout or its context is interrupted wherever it is,
 // and its worker is killed if it has not stopped 100 ms later, so a run
 // always returns within its timeout plus 250 ms, even when it is stuck in a
@@ -26,8 +29,10 @@
 // in workers; a worker's standard input and output are its own, its
 // standard error is the host's. The costs: the first run of a process waits
 // for a worker to start (a few milliseconds), and each tool call of a
-// program crosses between processes twice (tens of microseconds, which
-// matters only for tools that answer at once).
+// program crosses between processes twice (about 50 microseconds a call in
+// all on a two-core virtual machine, which matters only for tools that
+// answer at once; a side expecting an answer that soon watches for it for
+// up to 100 microseconds before sleeping).
 //
 // # Limits
 //

@@ -8,10 +8,27 @@ import (
 // engine is the JavaScript engine behind a session. A session needs only a
 // fresh realm per run, string-typed host functions, evaluation of two scripts
 // whose completion values are functions, calls of those functions and a
-// microtask drain, so another engine can be plugged in by implementing these
-// two interfaces.
+// microtask drain, and a way to start many realms from one in which the
+// prelude was evaluated, so another engine can be plugged in by implementing
+// these interfaces.
 type engine interface {
 	newRealm(cfg realmConfig) (realm, error)
+	// newTemplate builds a realm under cfg, defines host functions called
+	// names (whose behaviour each instance supplies) and evaluates script
+	// as evalFunction does with reused set, and keeps the result as a
+	// template for realms.
+	newTemplate(cfg realmConfig, names []string, script, file string) (realmTemplate, error)
+}
+
+// realmTemplate is a realm kept as it was once its host functions were
+// defined and its script evaluated. Every realm it returns starts in
+// exactly that state, whatever earlier realms did.
+type realmTemplate interface {
+	// instantiate returns a realm in the template's state whose host
+	// functions are fns, in the order of the template's names, and the
+	// completion value of the template's script. A template serves one
+	// realm at a time: it is ready again once that realm is closed.
+	instantiate(fns []hostFunc) (realm, jsValue, error)
 }
 
 // realmConfig holds the resource limits a realm starts with.
@@ -25,8 +42,9 @@ type realmConfig struct {
 // the realm and must not panic.
 type hostFunc func(args []string) string
 
-// jsFunction is a JavaScript function retained by the Go side.
-type jsFunction interface {
+// jsValue is a JavaScript value, such as a function, retained by the Go
+// side.
+type jsValue interface {
 	release()
 }
 
@@ -39,10 +57,14 @@ type realm interface {
 	// name file, and returns its completion value, which must be a
 	// function. When reused is set the same script is evaluated by many
 	// realms, and the engine may keep a compiled form of it.
-	evalFunction(script, file string, reused bool) (jsFunction, error)
-	// call calls fn with arguments that are strings or jsFunctions of this
+	evalFunction(script, file string, reused bool) (jsValue, error)
+	// call calls fn with arguments that are strings or jsValues of this
 	// realm and discards the result.
-	call(fn jsFunction, args ...any) error
+	call(fn jsValue, args ...any) error
+	// buildJSON returns the value JSON.parse would make of text, or false
+	// when the realm leaves that to JSON.parse: it never fails otherwise,
+	// and leaves no exception pending.
+	buildJSON(text string) (jsValue, bool)
 	// runJobs runs pending promise jobs until none is left or the realm is
 	// interrupted.
 	runJobs() error
@@ -52,6 +74,9 @@ type realm interface {
 	// setDeadline makes the realm interrupt itself once the monotonic clock
 	// passes t. The zero time means no deadline.
 	setDeadline(t time.Time)
+	// setPoll makes the realm call fn while JavaScript runs, on the
+	// goroutine driving it, about every millisecond.
+	setPoll(fn func())
 	// interrupt stops the JavaScript running now and any that runs later:
 	// an interrupted realm stays interrupted. It is safe from any
 	// goroutine, also during and after close.

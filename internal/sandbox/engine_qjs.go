@@ -141,28 +141,38 @@ type qjsRealm struct {
 	mf  uintptr // the allocator functions, in C memory
 
 	funcs    []hostFunc
-	retained []*qjsFunction
+	retained []*qjsValue
+
+	// arena is set for the realm a template is built in and for the realms
+	// it serves: the allocator then keeps the engine's memory in the arena
+	// while the template is built, and remembers every block allocated
+	// outside it afterwards. tmpl is set for a realm a template serves.
+	arena *arena
+	tmpl  *qjsTemplate
 
 	stop     atomic.Bool  // interrupt was called
 	deadline atomic.Int64 // monotonic nanoseconds, 0 for none
 	exhaust  atomic.Bool  // an allocation was refused for the limit
 
 	// Owned by the goroutine driving the realm.
-	lastPoll int64
-	budget   int32
-	broken   bool // a Go panic went through the engine
+	stackBytes int    // the stack limit set last
+	onPoll     func() // see setPoll
+	lastPoll   int64
+	budget     int32
+	broken     bool // a Go panic went through the engine
 }
 
-type qjsFunction struct {
+type qjsValue struct {
 	r        *qjsRealm
 	v        lib.TJSValue
 	released bool
 }
 
-func (f *qjsFunction) release() {
+func (f *qjsValue) release() {
 	if !f.released {
 		f.released = true
-		if !f.r.broken {
+		// A template's memory is copied back after the run anyway.
+		if !f.r.broken && f.r.tmpl == nil {
 			lib.XFreeValue(f.r.tls, f.r.ctx, f.v)
 		}
 	}
@@ -171,12 +181,22 @@ func (f *qjsFunction) release() {
 func (qjsEngine) newRealm(cfg realmConfig) (_ realm, err error) {
 	r := &qjsRealm{tls: libc.NewTLS(), budget: counterInit}
 	defer func() {
+		if err != nil {
+			r.close()
+		}
+	}()
+	if err := r.init(cfg); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// init registers r and creates its runtime and context.
+func (r *qjsRealm) init(cfg realmConfig) (err error) {
+	defer func() {
 		if p := recover(); p != nil {
 			r.broken = true
 			err = &panicError{value: p}
-		}
-		if err != nil {
-			r.close()
 		}
 	}()
 	realms.Lock()
@@ -191,7 +211,7 @@ func (qjsEngine) newRealm(cfg realmConfig) (_ realm, err error) {
 	tls := r.tls
 	r.mf = libc.Xcalloc(tls, 1, libc.Tsize_t(unsafe.Sizeof(lib.TJSMallocFunctions{})))
 	if r.mf == 0 {
-		return nil, errors.New("sandbox: out of memory creating a realm")
+		return errors.New("sandbox: out of memory creating a realm")
 	}
 	*cptr[lib.TJSMallocFunctions](r.mf) = lib.TJSMallocFunctions{
 		Fjs_malloc:             cMalloc,
@@ -201,20 +221,21 @@ func (qjsEngine) newRealm(cfg realmConfig) (_ realm, err error) {
 	}
 	r.rt = lib.XJS_NewRuntime2(tls, r.mf, r.id)
 	if r.rt == 0 {
-		return nil, errors.New("sandbox: the JavaScript runtime could not be created")
+		return errors.New("sandbox: the JavaScript runtime could not be created")
 	}
 	r.setLimits(cfg)
 	lib.XJS_SetCanBlock(tls, r.rt, 0)
 	lib.XJS_SetInterruptHandler(tls, r.rt, cInterrupt, r.id)
 	r.ctx = lib.XJS_NewContext(tls, r.rt)
 	if r.ctx == 0 {
-		return nil, errors.New("sandbox: the JavaScript context could not be created")
+		return errors.New("sandbox: the JavaScript context could not be created")
 	}
 	lib.XJS_SetContextOpaque(tls, r.ctx, r.id)
-	return r, nil
+	return nil
 }
 
 func (r *qjsRealm) setLimits(cfg realmConfig) {
+	r.stackBytes = cfg.stackBytes
 	lib.XJS_SetMemoryLimit(r.tls, r.rt, lib.Tsize_t(max(cfg.memoryBytes, 1)))
 	lib.XJS_SetMaxStackSize(r.tls, r.rt, lib.Tsize_t(stackSlots(cfg.stackBytes)))
 	lib.XJS_SetGCThreshold(r.tls, r.rt, lib.Tsize_t(gcThresholdFor(cfg.memoryBytes)))
@@ -227,6 +248,8 @@ func (r *qjsRealm) setDeadline(t time.Time) {
 	}
 	r.deadline.Store(max(int64(t.Sub(monotonicBase)), 1))
 }
+
+func (r *qjsRealm) setPoll(fn func()) { r.onPoll = fn }
 
 func (r *qjsRealm) interrupt() { r.stop.Store(true) }
 
@@ -259,6 +282,9 @@ func (r *qjsRealm) poll() int32 {
 		r.budget = min(r.budget*2, counterInit)
 	}
 	c.Finterrupt_counter = r.budget
+	if r.onPoll != nil {
+		r.onPoll()
+	}
 	return 0
 }
 
@@ -414,7 +440,7 @@ func (r *qjsRealm) eval(script, file string, flags int32) (lib.TJSValue, error) 
 	return v, nil
 }
 
-func (r *qjsRealm) evalFunction(script, file string, reused bool) (_ jsFunction, err error) {
+func (r *qjsRealm) evalFunction(script, file string, reused bool) (_ jsValue, err error) {
 	defer r.guard(&err)
 	var v lib.TJSValue
 	if reused {
@@ -442,12 +468,12 @@ func (r *qjsRealm) evalFunction(script, file string, reused bool) (_ jsFunction,
 		lib.XFreeValue(r.tls, r.ctx, v)
 		return nil, errors.New("sandbox: the script did not evaluate to a function")
 	}
-	f := &qjsFunction{r: r, v: v}
+	f := &qjsValue{r: r, v: v}
 	r.retained = append(r.retained, f)
 	return f, nil
 }
 
-func (r *qjsRealm) call(fn jsFunction, args ...any) (err error) {
+func (r *qjsRealm) call(fn jsValue, args ...any) (err error) {
 	defer r.guard(&err)
 	r.enter()
 	tls, ctx := r.tls, r.ctx
@@ -464,7 +490,7 @@ func (r *qjsRealm) call(fn jsFunction, args ...any) (err error) {
 	for i, a := range args {
 		var v lib.TJSValue
 		switch a := a.(type) {
-		case *qjsFunction:
+		case *qjsValue:
 			v = a.v
 		case string:
 			s, ok := r.newString(tls, a)
@@ -478,7 +504,7 @@ func (r *qjsRealm) call(fn jsFunction, args ...any) (err error) {
 		}
 		*cptr[lib.TJSValue](argv + uintptr(i)*valueSize) = v
 	}
-	res := lib.XJS_Call(tls, ctx, fn.(*qjsFunction).v, jsUndefined, int32(n), argv)
+	res := lib.XJS_Call(tls, ctx, fn.(*qjsValue).v, jsUndefined, int32(n), argv)
 	if isException(res) {
 		return r.exception()
 	}
@@ -637,6 +663,14 @@ func (r *qjsRealm) close() {
 	realms.Lock()
 	delete(realms.m, r.id)
 	realms.Unlock()
+	if r.tmpl != nil {
+		// The template resets its memory; the thread-local state is its
+		// own too.
+		r.retained = nil
+		r.tmpl.closeRealm(r)
+		r.tls = nil
+		return
+	}
 	if r.broken {
 		// The engine's memory may point at stack frames that are gone:
 		// freeing it can crash. It is left to the process.
@@ -682,19 +716,52 @@ func noteExhausted(s *lib.TJSMallocState) {
 	}
 }
 
+// arenaRealm returns the realm of the allocator state s when it keeps an
+// arena, or nil. Only processes with a template have arenas at all.
+func arenaRealm(s *lib.TJSMallocState) *qjsRealm {
+	if as := arenas.Load(); as == nil || len(*as) == 0 {
+		return nil
+	}
+	if r := lookupRealm(s.Fopaque); r != nil && r.arena != nil {
+		return r
+	}
+	return nil
+}
+
+// allocate returns a block of size bytes and its usable size: from the
+// realm's arena while its template is built, else from the C heap.
+func allocate(tls *libc.TLS, s *lib.TJSMallocState, size lib.Tsize_t) (uintptr, lib.Tsize_t) {
+	r := arenaRealm(s)
+	if r != nil && !r.arena.frozen {
+		p := r.arena.alloc(uintptr(size))
+		if p == 0 {
+			return 0, 0
+		}
+		return p, lib.Tsize_t(r.arena.usable(p))
+	}
+	p := libc.Xmalloc(tls, libc.Tsize_t(size))
+	if p == 0 {
+		return 0, 0
+	}
+	if r != nil {
+		r.arena.outside[p] = struct{}{}
+	}
+	return p, lib.Tsize_t(libc.Xmalloc_usable_size(tls, p))
+}
+
 func qjsMalloc(tls *libc.TLS, sp uintptr, size lib.Tsize_t) uintptr {
 	s := cptr[lib.TJSMallocState](sp)
 	if s.Fmalloc_size+size > s.Fmalloc_limit {
 		noteExhausted(s)
 		return 0
 	}
-	p := libc.Xmalloc(tls, libc.Tsize_t(size))
+	p, n := allocate(tls, s, size)
 	if p == 0 {
 		noteExhausted(s)
 		return 0
 	}
 	s.Fmalloc_count++
-	s.Fmalloc_size += lib.Tsize_t(libc.Xmalloc_usable_size(tls, p)) + mallocOverhead
+	s.Fmalloc_size += n + mallocOverhead
 	return p
 }
 
@@ -704,7 +771,15 @@ func qjsFree(tls *libc.TLS, sp uintptr, p uintptr) {
 	}
 	s := cptr[lib.TJSMallocState](sp)
 	s.Fmalloc_count--
+	if a := arenaOf(p); a != nil {
+		s.Fmalloc_size -= lib.Tsize_t(a.usable(p)) + mallocOverhead
+		a.release(p)
+		return
+	}
 	s.Fmalloc_size -= lib.Tsize_t(libc.Xmalloc_usable_size(tls, p)) + mallocOverhead
+	if r := arenaRealm(s); r != nil {
+		delete(r.arena.outside, p)
+	}
 	libc.Xfree(tls, p)
 }
 
@@ -715,14 +790,32 @@ func qjsRealloc(tls *libc.TLS, sp uintptr, p uintptr, size lib.Tsize_t) uintptr 
 		}
 		return qjsMalloc(tls, sp, size)
 	}
-	s := cptr[lib.TJSMallocState](sp)
-	old := lib.Tsize_t(libc.Xmalloc_usable_size(tls, p))
 	if size == 0 {
-		s.Fmalloc_count--
-		s.Fmalloc_size -= old + mallocOverhead
-		libc.Xfree(tls, p)
+		qjsFree(tls, sp, p)
 		return 0
 	}
+	s := cptr[lib.TJSMallocState](sp)
+	if a := arenaOf(p); a != nil {
+		// Arena blocks do not move: a larger one is a new block.
+		old := lib.Tsize_t(a.usable(p))
+		if size <= old {
+			return p
+		}
+		if s.Fmalloc_size+size-old > s.Fmalloc_limit {
+			noteExhausted(s)
+			return 0
+		}
+		q, n := allocate(tls, s, size)
+		if q == 0 {
+			noteExhausted(s)
+			return 0
+		}
+		copy(unsafe.Slice(cptr[byte](q), old), unsafe.Slice(cptr[byte](p), old))
+		s.Fmalloc_size += n - old
+		a.release(p)
+		return q
+	}
+	old := lib.Tsize_t(libc.Xmalloc_usable_size(tls, p))
 	if s.Fmalloc_size+size-old > s.Fmalloc_limit {
 		noteExhausted(s)
 		return 0
@@ -732,11 +825,20 @@ func qjsRealloc(tls *libc.TLS, sp uintptr, p uintptr, size lib.Tsize_t) uintptr 
 		noteExhausted(s)
 		return 0
 	}
+	if q != p {
+		if r := arenaRealm(s); r != nil {
+			delete(r.arena.outside, p)
+			r.arena.outside[q] = struct{}{}
+		}
+	}
 	s.Fmalloc_size += lib.Tsize_t(libc.Xmalloc_usable_size(tls, q)) - old
 	return q
 }
 
 func qjsUsableSize(tls *libc.TLS, p uintptr) lib.Tsize_t {
+	if a := arenaOf(p); a != nil {
+		return lib.Tsize_t(a.usable(p))
+	}
 	return lib.Tsize_t(libc.Xmalloc_usable_size(tls, p))
 }
 

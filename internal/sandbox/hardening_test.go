@@ -187,28 +187,32 @@ return {
   ops: [String({}), [1, 2].map(x => x * 2).join(), JSON.stringify({ a: [1] }), typeof tools.x, String(new Error("m"))],
 };`
 
+// tampering are programs that change, or try to change, their realm.
+var tampering = []struct {
+	src    string
+	limits Limits
+}{
+	{src: "globalThis.leak = 1; (globalThis as any).Array.prototype.hacked = 1; return 1"},
+	{src: "var v = 1; function f() {} (globalThis as any).g = f; return v"},
+	{src: "try { Object.defineProperty(Object.prototype, 'polluted', { value: 1 }) } catch (e) {} return 1"},
+	{src: "try { (Object.prototype as any).__proto__ = { evil: 1 } } catch (e) {} return 1"},
+	{src: "(Error.prototype as any).name = 'Hacked'; (Promise.prototype as any).then = null; return 1"},
+	{src: "Object.defineProperty(globalThis, 'Symbol', { value: 1 }); return 1"},
+	{src: "using x = null; class A { @((v: any) => v) m() {} } return 1"},
+	{src: "const a: any[] = []; while (true) a.push({})", limits: Limits{Timeout: 30 * time.Second, MemoryBytes: 4 << 20}},
+	{src: "while (true) {}", limits: Limits{Timeout: 50 * time.Millisecond}},
+	{src: "function f(): any { return f() } return f()"},
+	{src: "await new Promise(() => {})"},
+	{src: "throw new Error('x')"},
+	{src: "return ; }"},
+	{src: "tools.x({}); return 1"},
+	{src: "console.log(globalThis); (console as any).log = null; return 1"},
+	{src: "Symbol.for('registered'); (globalThis as any)[Symbol.for('k')] = 1; return 1"},
+	{src: "const m = new Map(); for (let i = 0; i < 20000; i++) m.set('atom' + i, { ['key' + i]: i }); return m.size"},
+}
+
 func TestManyRunsStayIsolated(t *testing.T) {
 	base := mustRun(t, realmProbe, Options{})
-	tampering := []struct {
-		src    string
-		limits Limits
-	}{
-		{src: "globalThis.leak = 1; (globalThis as any).Array.prototype.hacked = 1; return 1"},
-		{src: "var v = 1; function f() {} (globalThis as any).g = f; return v"},
-		{src: "try { Object.defineProperty(Object.prototype, 'polluted', { value: 1 }) } catch (e) {} return 1"},
-		{src: "try { (Object.prototype as any).__proto__ = { evil: 1 } } catch (e) {} return 1"},
-		{src: "(Error.prototype as any).name = 'Hacked'; (Promise.prototype as any).then = null; return 1"},
-		{src: "Object.defineProperty(globalThis, 'Symbol', { value: 1 }); return 1"},
-		{src: "using x = null; class A { @((v: any) => v) m() {} } return 1"},
-		{src: "const a: any[] = []; while (true) a.push({})", limits: Limits{Timeout: 30 * time.Second, MemoryBytes: 4 << 20}},
-		{src: "while (true) {}", limits: Limits{Timeout: 50 * time.Millisecond}},
-		{src: "function f(): any { return f() } return f()"},
-		{src: "await new Promise(() => {})"},
-		{src: "throw new Error('x')"},
-		{src: "return ; }"},
-		{src: "tools.x({}); return 1"},
-		{src: "console.log(globalThis); (console as any).log = null; return 1"},
-	}
 	rounds := 3
 	if raceEnabled {
 		rounds = 1

@@ -2,10 +2,13 @@ package sandbox
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,6 +62,12 @@ type hostRun struct {
 
 	console []ConsoleLine
 	frames  int
+	// reader is the state of the reading of frames (readerReading ...).
+	reader atomic.Int32
+	// exited is closed when the worker ends while watchWorker watches;
+	// watching is closed when that watch ends.
+	exited   chan struct{}
+	watching chan struct{}
 	// stopping is set once the host ends the run; the reader then starts
 	// no more tool calls.
 	stopping atomic.Bool
@@ -130,11 +139,15 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 
 	frames := make(chan frameResult, 16)
 	readerDone := make(chan struct{})
-	go h.readLoop(frames, readerDone)
+	h.reader.Store(readerReading)
+	h.exited = make(chan struct{})
+	h.watching = nil
+	go h.readLoop(frames, readerDone, true)
 
 	timer := time.NewTimer(time.Until(h.deadline))
 	defer timer.Stop()
 	ctxDone := h.ctx.Done()
+	exited := h.exited
 	var (
 		stopErr  *Error // why the host ended the run
 		stopped  time.Time
@@ -154,6 +167,9 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 		ctxDone = nil
 		w.interrupt(h.id)
 		grace = time.After(interruptGrace)
+		// The worker answers at once; a tool call holding the reading
+		// goroutine must not delay that.
+		h.takeOverReading(frames, readerDone)
 	}
 	for !finished && died == nil {
 		select {
@@ -186,6 +202,11 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 			stop(e)
 		case <-ctxDone:
 			stop(abortedError(h.ctx))
+		case <-exited:
+			// The worker ended while a tool call held the reading
+			// goroutine: read what it left, up to the end of its pipe.
+			exited = nil
+			h.takeOverReading(frames, readerDone)
 		case <-timer.C:
 			stop(h.timeoutError())
 		case <-grace:
@@ -204,6 +225,7 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 		_ = w.cmd.Process.Kill()
 	}
 	<-readerDone
+	h.stopWatching()
 	switch {
 	case stopErr != nil:
 		res, rerr = nil, stopErr
@@ -236,13 +258,16 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 }
 
 // readLoop reads the frames of the run until its end or the worker's, and
-// then closes done. A tool call is run by the reading goroutine itself,
-// after it started another readLoop to go on reading: the call starts
-// without a hand-over to another goroutine, which matters for a program
-// that awaits its calls one by one.
-func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}) {
+// then closes done. A tool call is run by the reading goroutine itself, so
+// that it starts without a hand-over to another goroutine, which matters
+// for a program that awaits its calls one by one. When the worker waits for
+// that call alone, the goroutine goes on reading once the call returns (see
+// runInline); otherwise it first starts another readLoop to go on reading.
+// first is set for the first readLoop of an attempt, which reads the
+// worker's greeting if it was not read yet.
+func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}, first bool) {
 	w := h.w
-	if !w.greeted {
+	if first && !w.greeted {
 		if err := skipToHello(w.r, 1<<20); err != nil {
 			frames <- frameResult{err: err}
 			close(done)
@@ -250,7 +275,15 @@ func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}) {
 		}
 		w.greeted = true
 	}
+	// expecting is set when the host just sent the worker the settlement
+	// of the call it waits for: a program awaiting its calls one by one
+	// makes the next within microseconds.
+	expecting := false
 	for {
+		if expecting && w.bell != nil && w.r.Buffered() == 0 {
+			awaitWorker(w)
+		}
+		expecting = false
 		f, err := readFrame(w.r, h.maxFrame)
 		if err != nil {
 			if err == io.EOF {
@@ -266,16 +299,25 @@ func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}) {
 			close(done)
 			return
 		}
-		if f.typ == frameCall {
-			tc, id, ok := h.decodeCall(d)
-			if ok && !h.stopping.Load() {
-				h.tools.Add(1)
-				h.inFlight.Add(1)
-				go h.readLoop(frames, done)
-				h.runTool(tc, id)
-				return
-			}
+		switch f.typ {
+		case frameWaiting:
 			continue
+		case frameCall:
+			tc, id, ok := h.decodeCall(d)
+			if !ok || h.stopping.Load() {
+				continue
+			}
+			h.tools.Add(1)
+			if h.inFlight.Add(1) == 1 && h.waitsForOneCall() {
+				if !h.runInline(tc, id) {
+					return
+				}
+				expecting = true
+				continue
+			}
+			go h.readLoop(frames, done, false)
+			h.runTool(tc, id)
+			return
 		}
 		frames <- frameResult{f: f, d: d}
 		if f.typ == frameDone {
@@ -283,6 +325,108 @@ func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}) {
 			return
 		}
 	}
+}
+
+// hostSpin is how long the host watches a worker's doorbell for a frame it
+// expects within microseconds before its thread sleeps. Only a few threads
+// of the process watch at once, so that waiting runs never keep the
+// processors busy.
+const hostSpin = 50 * time.Microsecond
+
+var watchers atomic.Int32
+
+// awaitWorker watches w's doorbell for up to hostSpin, unless enough
+// threads watch already.
+func awaitWorker(w *worker) {
+	if watchers.Add(1) <= int32(max(1, runtime.GOMAXPROCS(0)/2)) {
+		w.bell.await(doorbellWorker, w.outCount.n.Load(), hostSpin)
+	}
+	watchers.Add(-1)
+}
+
+// States of the reading of a run's frames.
+const (
+	readerReading    = iota // a readLoop reads
+	readerInline            // the reading goroutine runs a tool call
+	readerHandedOver        // another readLoop took over from it
+)
+
+// waitsForOneCall reports whether the frame after the tool call just read
+// says that the worker now waits for that call alone, and consumes it. The
+// worker then sends nothing until the call is settled, unless the host
+// interrupts the run or the worker ends; the host watches for both (see
+// takeOverReading), so the call may hold the reading goroutine.
+func (h *hostRun) waitsForOneCall() bool {
+	w := h.w
+	if w.ctrl == nil || w.r.Buffered() < 5 {
+		return false
+	}
+	head, _ := w.r.Peek(5)
+	n := int(binary.LittleEndian.Uint32(head[1:]))
+	if head[0] != frameWaiting || n > 32 || w.r.Buffered() < 5+n {
+		return false
+	}
+	b, _ := w.r.Peek(5 + n)
+	d := &decoder{b: b[5:]}
+	if d.uint() != h.id || d.int() != 1 || d.err != nil {
+		return false
+	}
+	_, _ = w.r.Discard(5 + n)
+	h.watchWorker()
+	return true
+}
+
+// runInline runs a tool call on the reading goroutine and reports whether
+// that goroutine is still the reader when the call returns.
+func (h *hostRun) runInline(tc ToolCall, id int) bool {
+	h.reader.Store(readerInline)
+	h.runTool(tc, id)
+	return h.reader.CompareAndSwap(readerInline, readerReading)
+}
+
+// takeOverReading starts another readLoop if a tool call holds the reading
+// goroutine.
+func (h *hostRun) takeOverReading(frames chan<- frameResult, done chan<- struct{}) {
+	if h.reader.CompareAndSwap(readerInline, readerHandedOver) {
+		go h.readLoop(frames, done, false)
+	}
+}
+
+// watchWorker makes sure that h.exited is closed when the worker ends
+// during the run, by reading the host's end of the control socket, which
+// the worker never writes to, until it is closed.
+func (h *hostRun) watchWorker() {
+	if h.watching != nil {
+		return
+	}
+	done := make(chan struct{})
+	h.watching = done
+	ctrl, exited := h.w.ctrl, h.exited
+	go func() {
+		defer close(done)
+		var b [16]byte
+		for {
+			_, err := ctrl.Read(b[:])
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return
+			}
+			if err != nil {
+				close(exited)
+				return
+			}
+		}
+	}()
+}
+
+// stopWatching ends the watching of watchWorker.
+func (h *hostRun) stopWatching() {
+	if h.watching == nil {
+		return
+	}
+	_ = h.w.ctrl.SetReadDeadline(time.Unix(1, 0))
+	<-h.watching
+	_ = h.w.ctrl.SetReadDeadline(time.Time{})
+	h.watching = nil
 }
 
 // waitTools waits until the tool calls of the run have returned, or until
@@ -341,7 +485,13 @@ func (h *hostRun) runTool(tc ToolCall, id int) {
 		return
 	}
 	st := h.settlement(id, tc.Name, out, err)
-	_ = h.w.send(h.id, newFrame(frameSettle).uint(h.id).int(st.id).str(st.kind).str(st.payload))
+	e := newFrameCap(frameSettle, 32+len(st.kind)+len(st.payload)+len(st.raw)).uint(h.id).int(st.id).str(st.kind)
+	if st.raw != nil {
+		e.blob(st.raw)
+	} else {
+		e.str(st.payload)
+	}
+	_ = h.w.send(h.id, e)
 }
 
 // settlement turns the result of a tool call into what the guest sees.
@@ -358,7 +508,7 @@ func (h *hostRun) settlement(id int, name string, out json.RawMessage, err error
 		case !jsondec.Valid(out):
 			err = fmt.Errorf("sandbox: tool %q returned invalid JSON", name)
 		default:
-			return settlement{id: id, kind: "ok", payload: string(out)}
+			return settlement{id: id, kind: "ok", raw: out}
 		}
 	}
 	var shown *Error
@@ -409,7 +559,7 @@ func (h *hostRun) finish(d *decoder) (*Result, error) {
 	kind := byte(d.uint())
 	switch kind {
 	case reportValue:
-		v := d.str()
+		v := d.view()
 		if d.err != nil {
 			break
 		}

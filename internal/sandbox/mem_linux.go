@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
-	"unsafe"
 )
 
 // availableMemory returns the memory available to this process in bytes:
@@ -51,22 +49,5 @@ func growPipe(f *os.File) {
 	}
 }
 
-// awaitInput polls for up to d until the pipe f reads from holds data, so
-// that a reply arriving within d is read without the thread going to sleep
-// and being woken again.
-func awaitInput(f *os.File, d time.Duration) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return
-	}
-	start := time.Now()
-	_ = rc.Control(func(fd uintptr) {
-		var n int32
-		for {
-			_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n)))
-			if errno != 0 || n > 0 || time.Since(start) >= d {
-				return
-			}
-		}
-	})
-}
+// yieldThread lets other threads run on this thread's processor.
+func yieldThread() { _, _, _ = syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }

@@ -177,9 +177,16 @@ func (p *workerPool) discard(w *worker) {
 
 // worker is a worker process seen from the host.
 type worker struct {
-	cmd     *exec.Cmd
-	in      *os.File // to the worker
-	ctrl    *os.File // to the worker, for interrupts; nil without controlPipe
+	cmd *exec.Cmd
+	in  *os.File // to the worker
+	// bell, when not nil, is the doorbell shared with the worker, and
+	// outCount counts what the host read from out.
+	bell     *doorbell
+	outCount *countingReader
+	// ctrl is the host's end of the control socket: the host writes
+	// interrupts to it, and reads it to learn that the worker ended (see
+	// hostRun.watchWorker). It is nil without controlPipe.
+	ctrl    *os.File
 	out     *os.File // from the worker
 	r       *bufio.Reader
 	greeted bool // its greeting was read
@@ -199,13 +206,22 @@ func (w *worker) send(id uint64, e *encoder) error {
 	if w.dead || w.active != id {
 		return errStale
 	}
-	_, err := w.in.Write(e.bytes())
+	return w.write(e.bytes())
+}
+
+// write writes b to the worker and counts it in the doorbell. The caller
+// holds wmu.
+func (w *worker) write(b []byte) error {
+	n, err := w.in.Write(b)
+	if w.bell != nil {
+		w.bell.count(doorbellHost).Add(uint64(max(n, 0)))
+	}
 	return err
 }
 
 // interrupt asks the worker to stop run id, without ever waiting for a
 // settlement being written: a large one blocks while the program runs and
-// the worker does not read its standard input. The control pipe, which the
+// the worker does not read its standard input. The control socket, which the
 // worker always reads, interrupts a running program; the interrupt on the
 // standard input wakes a worker waiting for a settlement, and is left out
 // when a settlement is being written, which wakes it as well.
@@ -218,7 +234,7 @@ func (w *worker) interrupt(id uint64) {
 	}
 	if w.wmu.TryLock() {
 		if !w.dead && w.active == id {
-			_, _ = w.in.Write(b)
+			_ = w.write(b)
 		}
 		w.wmu.Unlock()
 	}
@@ -244,6 +260,9 @@ func (w *worker) kill() {
 	}
 	_ = w.cmd.Wait()
 	_ = w.out.Close()
+	if w.bell != nil {
+		w.bell.close()
+	}
 	allWorkers.Delete(w)
 }
 
@@ -264,11 +283,11 @@ func startWorker() (_ *worker, err error) {
 	if preludeErr != nil {
 		return nil, preludeErr
 	}
-	inR, inW, err := os.Pipe()
+	inR, inW, err := newPipe()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := newPipe()
 	if err != nil {
 		_ = inR.Close()
 		_ = inW.Close()
@@ -276,9 +295,22 @@ func startWorker() (_ *worker, err error) {
 	}
 	var ctrlR, ctrlW *os.File
 	if controlPipe {
-		if ctrlR, ctrlW, err = os.Pipe(); err != nil {
+		if ctrlR, ctrlW, err = newControl(); err != nil {
 			_, _, _, _ = inR.Close(), inW.Close(), outR.Close(), outW.Close()
 			return nil, err
+		}
+	}
+	// A doorbell where there is a control socket; without, both sides
+	// sleep in their reads.
+	var bell *doorbell
+	var bellFile *os.File
+	if ctrlR != nil {
+		if f, err := newDoorbellFile(); err == nil {
+			if b, err := mapDoorbell(f); err == nil {
+				bell, bellFile = b, f
+			} else {
+				_ = f.Close()
+			}
 		}
 	}
 	cmd := exec.Command(exe)
@@ -288,6 +320,9 @@ func startWorker() (_ *worker, err error) {
 	cmd.Stderr = os.Stderr
 	if ctrlR != nil {
 		cmd.ExtraFiles = []*os.File{ctrlR}
+		if bellFile != nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, bellFile)
+		}
 	}
 	setWorkerAttrs(cmd)
 	err = cmd.Start()
@@ -296,7 +331,13 @@ func startWorker() (_ *worker, err error) {
 	if ctrlR != nil {
 		_ = ctrlR.Close()
 	}
+	if bellFile != nil {
+		_ = bellFile.Close()
+	}
 	if err != nil {
+		if bell != nil {
+			bell.close()
+		}
 		_ = inW.Close()
 		_ = outR.Close()
 		if ctrlW != nil {
@@ -307,9 +348,17 @@ func startWorker() (_ *worker, err error) {
 	growPipe(inW)
 	// Blocking mode, as in the worker (see serveWorker).
 	_, _ = inW.Fd(), outR.Fd()
-	w := &worker{cmd: cmd, in: inW, ctrl: ctrlW, out: outR, r: bufio.NewReaderSize(outR, 64<<10)}
+	w := &worker{cmd: cmd, in: inW, ctrl: ctrlW, out: outR, bell: bell, outCount: &countingReader{f: outR}}
+	w.r = bufio.NewReaderSize(w.outCount, 64<<10)
 	allWorkers.Store(w, struct{}{})
-	if _, err := inW.Write(newFrame(framePrelude).uint(0).str(string(preludeCode)).bytes()); err != nil {
+	hasBell := uint64(0)
+	if bell != nil {
+		hasBell = 1
+	}
+	w.wmu.Lock()
+	err = w.write(newFrame(framePrelude).uint(0).str(string(preludeCode)).uint(hasBell).bytes())
+	w.wmu.Unlock()
+	if err != nil {
 		w.kill()
 		return nil, err
 	}

@@ -288,6 +288,9 @@
         return;
       }
       rec.resolve(value);
+    } else if (kind === "value") {
+      // The host built the value from the output's JSON itself.
+      rec.resolve(payload);
     } else if (kind === "none") {
       rec.resolve(undefined);
     } else {

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"sync/atomic"
+	"unsafe"
 )
 
 // The host and a worker process talk over two pipes in frames: a type byte,
@@ -26,7 +29,16 @@ import (
 //	'X' transformed: id, script, shift, nesting depth
 //	'C' tool call:   id, request id, seq, name, input
 //	'L' console:     id, stream, line
+//	'W' waiting:     id, tool calls in flight
 //	'D' done:        id, report kind, then value / error JSON / request id
+//
+// A worker queues its tool call and console frames and writes them when
+// the program waits for a settlement, followed by a waiting frame with the
+// number of calls the settlement may be for; when the program ends, before
+// the done frame; when a millisecond of running JavaScript has passed since
+// the first was queued; and when they grow large. Until a settlement or an
+// interrupt reaches it, a worker that sent a waiting frame sends nothing
+// more.
 const (
 	framePrelude     = 'P'
 	frameRun         = 'R'
@@ -35,6 +47,7 @@ const (
 	frameTransformed = 'X'
 	frameCall        = 'C'
 	frameConsole     = 'L'
+	frameWaiting     = 'W'
 	frameDone        = 'D'
 )
 
@@ -59,8 +72,11 @@ type frame struct {
 // encoder builds a frame.
 type encoder struct{ b []byte }
 
-func newFrame(typ byte) *encoder {
-	e := &encoder{b: make([]byte, 5, 64)}
+func newFrame(typ byte) *encoder { return newFrameCap(typ, 64) }
+
+// newFrameCap starts a frame with room for n bytes.
+func newFrameCap(typ byte, n int) *encoder {
+	e := &encoder{b: make([]byte, 5, max(n, 64))}
 	e.b[0] = typ
 	return e
 }
@@ -75,6 +91,13 @@ func (e *encoder) int(v int) *encoder { return e.uint(uint64(max(v, 0))) }
 func (e *encoder) str(s string) *encoder {
 	e.b = binary.AppendUvarint(e.b, uint64(len(s)))
 	e.b = append(e.b, s...)
+	return e
+}
+
+// blob appends b as a length-prefixed string.
+func (e *encoder) blob(b []byte) *encoder {
+	e.b = binary.AppendUvarint(e.b, uint64(len(b)))
+	e.b = append(e.b, b...)
 	return e
 }
 
@@ -127,6 +150,26 @@ func (d *decoder) str() string {
 	return s
 }
 
+// view reads a string like str without copying it: the string shares the
+// frame's memory, which readFrame allocates for each frame and nothing
+// changes afterwards.
+func (d *decoder) view() string {
+	n := d.uint()
+	if d.err != nil {
+		return ""
+	}
+	if n > uint64(len(d.b)) {
+		d.err = errProtocol
+		return ""
+	}
+	if n == 0 {
+		return ""
+	}
+	s := unsafe.String(&d.b[0], int(n))
+	d.b = d.b[n:]
+	return s
+}
+
 // readFrame reads one frame of at most max payload bytes.
 func readFrame(r *bufio.Reader, max int) (frame, error) {
 	var h [5]byte
@@ -168,4 +211,16 @@ func skipToHello(r *bufio.Reader, limit int) error {
 		}
 	}
 	return fmt.Errorf("%w: no greeting from the worker", errProtocol)
+}
+
+// countingReader reads f and counts the bytes it read, for a doorbell.
+type countingReader struct {
+	f *os.File
+	n atomic.Uint64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.f.Read(p)
+	c.n.Add(uint64(max(n, 0)))
+	return n, err
 }

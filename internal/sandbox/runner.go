@@ -35,9 +35,10 @@ type hostLink interface {
 	sendCall(id, seq int, name, input string)
 	// sendConsole hands over one console line kept within the budget.
 	sendConsole(stream, text string)
-	// next blocks until a settlement arrives and returns it. It returns
-	// false once the run is interrupted or its deadline passed.
-	next(deadline time.Time) (settlement, bool)
+	// next blocks until a settlement arrives and returns it; inFlight
+	// calls handed to the host are not settled yet. It returns false once
+	// the run is interrupted or its deadline passed.
+	next(deadline time.Time, inFlight int) (settlement, bool)
 }
 
 // runRequest is what a session needs to know about one run.
@@ -69,7 +70,7 @@ type report struct {
 // runs on the goroutine that created it.
 type session struct {
 	realm  realm
-	driver jsFunction
+	driver jsValue
 	link   hostLink
 	// setupErr is set when the realm or its prelude failed.
 	setupErr error
@@ -105,6 +106,8 @@ type settlement struct {
 	id      int
 	kind    string
 	payload string
+	// raw is the JSON of an "ok" settlement on the host, sent as it is.
+	raw []byte
 }
 
 // outcome is what the guest reported when the program completed.
@@ -112,6 +115,16 @@ type outcome struct {
 	kind       string
 	payload    string
 	unobserved string
+}
+
+// hostNames are the names of the host functions, in the order of
+// session.hostFuncs.
+var hostNames = []string{hostCallName, hostConsoleName, hostDoneName, hostMemoryName}
+
+// hostFuncs returns the session's host functions, in the order of
+// hostNames.
+func (s *session) hostFuncs() []hostFunc {
+	return []hostFunc{s.hostCall, s.hostConsole, s.hostDone, s.hostMemory}
 }
 
 // newSession creates a realm, installs the host functions and evaluates the
@@ -124,21 +137,28 @@ func newSession(eng engine, link hostLink) *session {
 		return s
 	}
 	s.realm = rlm
-	for _, h := range []struct {
-		name string
-		fn   hostFunc
-	}{
-		{hostCallName, s.hostCall},
-		{hostConsoleName, s.hostConsole},
-		{hostDoneName, s.hostDone},
-		{hostMemoryName, s.hostMemory},
-	} {
-		if err := rlm.define(h.name, h.fn); err != nil {
+	for i, fn := range s.hostFuncs() {
+		if err := rlm.define(hostNames[i], fn); err != nil {
 			s.setupErr = err
 			return s
 		}
 	}
 	s.driver, s.setupErr = rlm.evalFunction(preludeJS, preludeFile, true)
+	return s
+}
+
+// newPreludeTemplate builds the template sessions start from: a realm with
+// the host functions and the prelude.
+func newPreludeTemplate(eng engine) (realmTemplate, error) {
+	return eng.newTemplate(prewarmLimits, hostNames, preludeJS, preludeFile)
+}
+
+// newTemplateSession starts a session from a realm of t, made by
+// newPreludeTemplate: the same as newSession makes, at a fraction of the
+// cost. A failure is kept and reported by the run.
+func newTemplateSession(t realmTemplate, link hostLink) *session {
+	s := &session{link: link, calls: map[int]*call{}}
+	s.realm, s.driver, s.setupErr = t.instantiate(s.hostFuncs())
 	return s
 }
 
@@ -222,7 +242,7 @@ func (s *session) execute() report {
 				}
 				continue
 			}
-			st, ok := s.link.next(s.req.deadline)
+			st, ok := s.link.next(s.req.deadline, s.running)
 			if !ok {
 				s.realm.interrupt()
 				return report{kind: reportInterrupted}
@@ -296,13 +316,28 @@ func (s *session) deliver() (report, bool) {
 		if c.dispatched {
 			s.running--
 		}
-		if r, stop := s.callDriver("settle", strconv.Itoa(st.id), st.kind, st.payload); stop {
+		r, stop := s.settle(st)
+		if stop {
 			s.ready = s.ready[:0]
 			return r, true
 		}
 	}
 	s.ready = s.ready[:0]
 	return report{}, false
+}
+
+// settle settles one bridge request in the guest. The value of a tool's
+// output is built from its JSON here when the realm can, else by the
+// driver's JSON.parse.
+func (s *session) settle(st settlement) (report, bool) {
+	id := strconv.Itoa(st.id)
+	if st.kind == "ok" {
+		if v, ok := s.realm.buildJSON(st.payload); ok {
+			defer v.release()
+			return s.callDriver("settle", id, "value", v)
+		}
+	}
+	return s.callDriver("settle", id, st.kind, st.payload)
 }
 
 // guestError is the description of a failed tool call sent to the guest.

@@ -38,22 +38,28 @@
 //
 // # Isolation
 //
-// Every run gets a new engine instance that is closed when the run ends, so
-// nothing persists between runs. Before the program runs, a prelude removes
-// eval, SharedArrayBuffer, Atomics, WeakRef and FinalizationRegistry, turns
-// every route to the Function constructor (including the generator and async
-// variants reached through `.constructor`) into a function that throws
-// TypeError, and freezes the built-in constructors, prototypes and namespace
-// objects, including intrinsics only reachable from instances (iterator and
-// generator prototypes). Built-in global bindings become read-only, and
-// assignments to frozen objects fail silently in sloppy code (TypeError in
-// strict code). There are no timers, no module loader, no I/O and no host
-// objects other than `tools` and `console`; Date and Math.random are the
-// real ones. So that common code keeps working on frozen prototypes,
-// assigning `name`, `message`, `toString`, `constructor` and similar
-// properties that a frozen prototype would otherwise shadow creates an own
-// property, as on an unfrozen prototype; assigning them on the prototype
-// itself is ignored, in strict code too.
+// Every run gets an engine instance of its own, so nothing persists between
+// runs. A worker process builds one instance, with the prelude below
+// evaluated, in a block of memory of its own and keeps a copy of that block;
+// each run starts from it, and when the run ends every block of memory the
+// engine allocated since is freed and the copy is written back, so that the
+// next run finds the engine's memory exactly as it was before any program
+// ran (only the seed of Math.random is new). Before the program runs, a
+// prelude removes eval, SharedArrayBuffer, Atomics, WeakRef and
+// FinalizationRegistry, turns every route to the Function constructor
+// (including the generator and async variants reached through
+// `.constructor`) into a function that throws TypeError, and freezes the
+// built-in constructors, prototypes and namespace objects, including
+// intrinsics only reachable from instances (iterator and generator
+// prototypes). Built-in global bindings become read-only, and assignments to
+// frozen objects fail silently in sloppy code (TypeError in strict code).
+// There are no timers, no module loader, no I/O and no host objects other
+// than `tools` and `console`; Date and Math.random are the real ones. So
+// that common code keeps working on frozen prototypes, assigning `name`,
+// `message`, `toString`, `constructor` and similar properties that a frozen
+// prototype would otherwise shadow creates an own property, as on an
+// unfrozen prototype; assigning them on the prototype itself is ignored, in
+// strict code too.
 //
 // # Worker processes
 //
@@ -73,23 +79,27 @@
 // 256 MiB, so that even a source built to blow up the transform costs that
 // worker only. A worker ends when its host process does.
 //
-// Workers are kept in a pool: a finished worker prepares the engine and
-// prelude of its next run while it waits, and when a run takes the last idle
-// worker another is started, so that a run does not wait for either. The
-// costs:
+// Workers are kept in a pool: a finished worker restores the engine's memory
+// for its next run while it waits, and when a run takes the last idle worker
+// another is started, so that a run does not wait for either. The costs:
 //
-//   - Every idle worker is a process of about 3 MiB of private memory plus
-//     the pages of the executable, which it shares with the host; the pool
+//   - Every idle worker is a process of about 3 to 7 MiB of private memory
+//     (the realm its runs start from and the copy of it included) plus the
+//     pages of the executable, which it shares with the host; the pool
 //     keeps at most max(2, GOMAXPROCS) of them, and one per run in
 //     progress.
 //   - The first run of a process waits for a worker to start, a few
 //     milliseconds (more under the race detector).
-//   - Every tool call crosses between the processes twice, and a process
-//     that waited resumes on cold caches: measured on a shared two-core
-//     machine, a program awaiting 100 instant tool calls one after the
-//     other took about 9 ms where running in the calling process took
-//     about 5 ms, while a trivial run took 0.9 ms instead of 1.1 ms, as
-//     the engine and prelude are prepared before the run.
+//   - Every tool call crosses between the processes twice. Measured on a
+//     shared two-core virtual machine, a program awaiting 100 tool calls
+//     that answer at once, one after the other, takes about 5 to 6 ms,
+//     some 50 us a call, less than half of it the program's own
+//     JavaScript; a trivial run takes about 0.2 ms. To keep a crossing
+//     short, a side that expects an answer within microseconds watches
+//     memory shared with the other for up to 100 us (the worker, waiting
+//     for a settlement) or 50 us (the host, after settling the call a
+//     program waits for alone) before its thread sleeps, so a run waiting
+//     for a slow tool keeps a processor busy no longer than that.
 //   - A program stopped by ending its worker costs a new process.
 //   - A program that imports this package runs the initialisation of the
 //     packages initialised before it in every worker too, and must not
@@ -108,11 +118,15 @@
 // when the call is made; undefined is sent as `{}`, and a value that cannot
 // be serialized or is over Limits.MaxToolInputBytes rejects the call with
 // CODE_MODE_SERIALIZATION_ERROR without reaching the host. Observed calls
-// run concurrently, each on a goroutine of the calling process. A failed
-// call rejects its promise with an Error carrying `name`, `message`, `code`
-// and, when the host gave some, `details`; if the program does not catch
-// it, Run returns the host's *Error itself (or the redacted
-// CODE_MODE_HOST_TOOL_ERROR).
+// run concurrently, each on a goroutine of the calling process. A call
+// resolves to the value JSON.parse makes of the tool's output, which the
+// worker builds from the JSON directly; output the engine cannot hold (too
+// deep for the stack limit, too large for the memory left) rejects the call
+// with CODE_MODE_SERIALIZATION_ERROR or the engine's out-of-memory error, as
+// JSON.parse would throw them. A failed call rejects its promise with an
+// Error carrying `name`, `message`, `code` and, when the host gave some,
+// `details`; if the program does not catch it, Run returns the host's *Error
+// itself (or the redacted CODE_MODE_HOST_TOOL_ERROR).
 //
 // When the program returns, a call it never observed fails the run with
 // CODE_MODE_DETACHED_BRIDGE_REQUEST (the host never ran it), and so does an

@@ -2,7 +2,17 @@
 
 package sandbox
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 // setWorkerAttrs has nothing to set on this system.
 func setWorkerAttrs(cmd *exec.Cmd) {}
+
+// newPipe returns a pipe.
+func newPipe() (r, w *os.File, err error) { return os.Pipe() }
+
+// newControl returns a pipe: this system has no Unix sockets. Where a
+// worker gets no control channel at all (see controlPipe), it is not used.
+func newControl() (worker, host *os.File, err error) { return os.Pipe() }

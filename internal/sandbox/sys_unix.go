@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -12,4 +13,48 @@ import (
 // the workers directly. A worker ends when the host closes its pipe.
 func setWorkerAttrs(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// newPipe returns a pipe in blocking mode that the runtime's network poller
+// does not watch. A read then wakes the reading thread directly, and a write
+// wakes no other thread: a pipe made by os.Pipe stays registered with the
+// poller even in blocking mode, and every write to it would also wake a
+// thread waiting in the poller for nothing.
+func newPipe() (r, w *os.File, err error) {
+	var p [2]int
+	// Marked close-on-exec before any other process can be started, as
+	// os.Pipe does where the system cannot make it so at once.
+	syscall.ForkLock.RLock()
+	err = syscall.Pipe(p[:])
+	if err == nil {
+		syscall.CloseOnExec(p[0])
+		syscall.CloseOnExec(p[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, nil, os.NewSyscallError("pipe", err)
+	}
+	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
+}
+
+// newControl returns the two ends of a control socket: the worker's, in
+// blocking mode, and the host's, watched by the runtime's network poller so
+// that a goroutine can wait for the worker to end without a thread of its
+// own.
+func newControl() (worker, host *os.File, err error) {
+	syscall.ForkLock.RLock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, nil, os.NewSyscallError("socketpair", err)
+	}
+	if err := syscall.SetNonblock(fds[1], true); err != nil {
+		_, _ = syscall.Close(fds[0]), syscall.Close(fds[1])
+		return nil, nil, os.NewSyscallError("setnonblock", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "control"), os.NewFile(uintptr(fds[1]), "control"), nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -404,5 +405,67 @@ return xs.map(x => x.i).reduce((a, b) => a + b, 0);`, i, i, i),
 	}
 	for range n {
 		assert.NoError(t, <-errs)
+	}
+}
+
+func TestCallsAfterACallAwaitedAloneRunConcurrently(t *testing.T) {
+	// The first call is awaited alone, so it holds the host's reading
+	// goroutine; the two after it must still run at the same time: each
+	// waits for the other to start.
+	var mu sync.Mutex
+	started := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{})}
+	tool := func(ctx context.Context, c ToolCall) (json.RawMessage, error) {
+		if c.Name == "first" {
+			return json.RawMessage(`1`), nil
+		}
+		other := map[string]string{"a": "b", "b": "a"}[c.Name]
+		mu.Lock()
+		close(started[c.Name])
+		mu.Unlock()
+		select {
+		case <-started[other]:
+			return json.RawMessage(`1`), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	got := mustRun(t, `
+const x = await tools.first({});
+const [a, b] = await Promise.all([tools.a({}), tools.b({})]);
+return x + a + b;`, Options{CallTool: tool, Limits: Limits{Timeout: 30 * time.Second}})
+	assert.Equal(t, "3", got)
+}
+
+func TestCallsReachTheHostWhileTheProgramRunsOn(t *testing.T) {
+	// A call observed early in a long stretch of JavaScript reaches the
+	// host while that stretch still runs, not only when it ends.
+	started := make(chan struct{})
+	var once sync.Once
+	tool := func(ctx context.Context, c ToolCall) (json.RawMessage, error) {
+		once.Do(func() { close(started) })
+		return json.RawMessage(`1`), nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-started:
+		case <-time.After(promptly(10 * time.Second)):
+		}
+		cancel()
+	}()
+	_, err := Run(ctx, Options{Source: `
+const p = tools.early({});
+p.then(() => {});
+const end = Date.now() + 60000;
+while (Date.now() < end) {}
+return await p;`, CallTool: tool, Limits: Limits{Timeout: time.Minute}})
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, CodeAborted, e.Code)
+	select {
+	case <-started:
+	default:
+		t.Fatal("the call did not reach the host while the program ran")
 	}
 }

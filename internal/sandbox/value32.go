@@ -21,3 +21,15 @@ var (
 func jsTag(v lib.TJSValue) int32 { return int32(uint64(v) >> 32) }
 
 func isException(v lib.TJSValue) bool { return jsTag(v) == lib.EJS_TAG_EXCEPTION }
+
+// fastJSON reports whether tool outputs are built as values directly (see
+// buildJSON); on this layout JSON.parse makes them.
+const fastJSON = false
+
+var jsNull = jsUndefined
+
+func jsBool(bool) lib.TJSValue { return jsUndefined }
+
+func jsInt(int32) lib.TJSValue { return jsUndefined }
+
+func jsNumber(float64) lib.TJSValue { return jsUndefined }

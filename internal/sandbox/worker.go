@@ -23,11 +23,17 @@ const (
 // bounded by Limits.MemoryBytes.
 const workerGoMemory = 96 << 20
 
-// replySpin is how long a worker waiting for a tool's settlement polls its
-// pipe before it sleeps. A fast tool's settlement usually arrives sooner,
-// and a thread that slept resumes the program on cold caches: its next
-// stretch of JavaScript then takes several times as long.
-const replySpin = 100 * time.Microsecond
+// flushDelay is how long frames a worker queued may wait while the program
+// runs on; the engine's interrupt poll, about every millisecond, checks.
+const flushDelay = int64(time.Millisecond)
+
+// workerSpin is how long a worker waiting for a settlement watches its
+// doorbell before it sleeps: a tool that answers at once answers sooner.
+const workerSpin = 100 * time.Microsecond
+
+// maxQueued is the size of the queued frames beyond which a worker writes
+// them at once.
+const maxQueued = 64 << 10
 
 // maxHostFrame bounds a frame a worker accepts from its host.
 const maxHostFrame = 1 << 30
@@ -48,16 +54,16 @@ func init() {
 }
 
 // serveWorker runs programs for the host on the other end of in and out
-// until the host closes in. Between runs it prepares the realm of the next
-// one, so that a run does not wait for the prelude.
+// until the host closes in. Between runs it restores the realm of the next
+// one from its template, so that a run does not wait for the prelude.
 //
 // The goroutine running the program reads in itself when the program waits
 // for a tool call, rather than a reader goroutine handing frames over: a
 // program awaiting many calls one by one would wait for each hand-over.
-// While the program runs, interrupts come through a second pipe (file
+// While the program runs, interrupts come through a control socket (file
 // descriptor 3) that a goroutine watches; where there is none (Windows) an
 // interrupt takes effect when the program next waits, or the host ends the
-// process.
+// process. File descriptor 4, when the host says so, is the doorbell.
 func serveWorker(in, out *os.File) int {
 	_ = os.Unsetenv(workerEnv)
 	// Anything printed from now on goes to standard error, never into the
@@ -68,7 +74,8 @@ func serveWorker(in, out *os.File) int {
 	_, _ = in.Fd(), out.Fd()
 	debug.SetMemoryLimit(workerGoMemory)
 
-	c := &workerConn{in: in, out: out, r: bufio.NewReaderSize(in, 64<<10)}
+	c := &workerConn{in: in, out: out, inCount: &countingReader{f: in}}
+	c.r = bufio.NewReaderSize(c.inCount, 64<<10)
 	if _, err := out.Write([]byte(helloMagic)); err != nil {
 		return 1
 	}
@@ -78,14 +85,27 @@ func serveWorker(in, out *os.File) int {
 		if bc := d.str(); d.err == nil {
 			storeBytecode(preludeJS, []byte(bc))
 		}
+		if d.uint() == 1 && d.err == nil {
+			f := os.NewFile(4, "doorbell")
+			c.bell, _ = mapDoorbell(f)
+			_ = f.Close()
+		}
 	}
 	if controlPipe {
 		ctrl := os.NewFile(3, "control")
 		_ = ctrl.Fd()
 		go c.watchControl(bufio.NewReader(ctrl))
 	}
+	// Runs start from copies of one realm with the prelude; should that
+	// realm fail to build, each run builds its own.
+	tmpl, terr := newPreludeTemplate(defaultEngine)
 	for {
-		s := newSession(defaultEngine, c)
+		var s *session
+		if terr == nil {
+			s = newTemplateSession(tmpl, c)
+		} else {
+			s = newSession(defaultEngine, c)
+		}
 		run := c.nextRun()
 		c.cur.Store(run)
 		c.serve(s, run)
@@ -104,6 +124,14 @@ type workerConn struct {
 	r   *bufio.Reader
 	out *os.File
 	cur atomic.Pointer[workerRun]
+	// inCount counts what the worker read from in; bell, when not nil, is
+	// the doorbell shared with the host.
+	inCount *countingReader
+	bell    *doorbell
+	// queued holds frames not written yet (see proto.go); queuedAt is when
+	// the first of them was queued, on the monotonic clock.
+	queued   []byte
+	queuedAt int64
 }
 
 // workerRun is the run a worker is serving.
@@ -166,7 +194,7 @@ func (c *workerConn) nextRun() *workerRun {
 	}
 }
 
-// watchControl applies the interrupts the host sends on the control pipe.
+// watchControl applies the interrupts the host sends on the control socket.
 // When the host goes away the worker ends at once, even while a program
 // runs.
 func (c *workerConn) watchControl(r *bufio.Reader) {
@@ -204,6 +232,9 @@ func decodeRun(id uint64, d *decoder) *workerRun {
 func (c *workerConn) serve(s *session, run *workerRun) {
 	run.setRealm(s.realm)
 	defer run.setRealm(nil)
+	if s.realm != nil {
+		s.realm.setPoll(c.poll)
+	}
 	limitWorkerMemory(run.limits.MemoryBytes)
 	t := transformed{script: run.text, shift: run.shift}
 	if !run.isScript {
@@ -225,9 +256,47 @@ func (c *workerConn) serve(s *session, run *workerRun) {
 	c.sendDone(run.id, rep)
 }
 
+// write writes the queued frames and e.
 func (c *workerConn) write(e *encoder) {
-	if _, err := c.out.Write(e.bytes()); err != nil {
+	c.queue(e)
+	c.flush()
+}
+
+// queue queues the frame e.
+func (c *workerConn) queue(e *encoder) {
+	if len(c.queued) == 0 {
+		c.queuedAt = monotonic()
+	}
+	c.queued = append(c.queued, e.bytes()...)
+	if len(c.queued) >= maxQueued {
+		c.flush()
+	}
+}
+
+// flush writes the queued frames.
+func (c *workerConn) flush() {
+	if len(c.queued) == 0 {
+		return
+	}
+	n, err := c.out.Write(c.queued)
+	if c.bell != nil {
+		c.bell.count(doorbellWorker).Add(uint64(max(n, 0)))
+	}
+	if err != nil {
 		os.Exit(0)
+	}
+	if cap(c.queued) > maxQueued {
+		c.queued = nil
+	} else {
+		c.queued = c.queued[:0]
+	}
+}
+
+// poll writes the queued frames once they waited flushDelay. The engine
+// calls it while the program runs.
+func (c *workerConn) poll() {
+	if len(c.queued) > 0 && monotonic()-c.queuedAt >= flushDelay {
+		c.flush()
 	}
 }
 
@@ -258,7 +327,7 @@ type wireError struct {
 
 func (c *workerConn) sendCall(id, seq int, name, input string) {
 	run := c.cur.Load()
-	c.write(newFrame(frameCall).uint(run.id).int(id).int(seq).str(name).str(input))
+	c.queue(newFrame(frameCall).uint(run.id).int(id).int(seq).str(name).str(input))
 }
 
 func (c *workerConn) sendConsole(stream, text string) {
@@ -267,20 +336,21 @@ func (c *workerConn) sendConsole(stream, text string) {
 	if stream == "stderr" {
 		s = 1
 	}
-	c.write(newFrame(frameConsole).uint(run.id).uint(s).str(text))
+	c.queue(newFrame(frameConsole).uint(run.id).uint(s).str(text))
 }
 
 // next reads the host's frames until a settlement of the run arrives. The
 // host interrupts a run at its deadline, so the worker needs no timer of its
 // own here.
-func (c *workerConn) next(deadline time.Time) (settlement, bool) {
+func (c *workerConn) next(deadline time.Time, inFlight int) (settlement, bool) {
 	run := c.cur.Load()
+	c.write(newFrame(frameWaiting).uint(run.id).int(inFlight))
 	for {
 		if run.stopped.Load() {
 			return settlement{}, false
 		}
-		if c.r.Buffered() == 0 {
-			awaitInput(c.in, replySpin)
+		if c.bell != nil && c.r.Buffered() == 0 {
+			c.bell.await(doorbellHost, c.inCount.n.Load(), workerSpin)
 		}
 		f, d, id := c.read()
 		if id != run.id {
@@ -288,7 +358,7 @@ func (c *workerConn) next(deadline time.Time) (settlement, bool) {
 		}
 		switch f.typ {
 		case frameSettle:
-			st := settlement{id: d.int(), kind: d.str(), payload: d.str()}
+			st := settlement{id: d.int(), kind: d.str(), payload: d.view()}
 			if d.err == nil {
 				return st, true
 			}
