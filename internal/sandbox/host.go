@@ -127,13 +127,16 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 		e.int(v)
 	}
 	e.uint(flags).int(entry.shift).str(text)
-	if err := w.send(h.id, e); err != nil {
+	if stopErr, err := h.sendRun(w, e); err != nil || stopErr != nil {
 		w.setActive(0)
-		h.cancelRun(errRunEnded)
 		workers.discard(w)
-		if errors.Is(err, errStale) {
-			return nil, newError(CodeError, "The sandbox process could not be reached.").withCause(err), true
+		if stopErr != nil {
+			// The program was not handed over before the run's deadline
+			// or its cancellation: the worker was killed.
+			h.cancelRun(stopErr)
+			return nil, stopErr, false
 		}
+		h.cancelRun(errRunEnded)
 		return nil, newError(CodeError, "The sandbox process could not be reached.").withCause(err), true
 	}
 
@@ -255,6 +258,35 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 		}
 	}
 	return res, rerr, retry
+}
+
+// largeRunFrame is the size above which handing a program to the worker
+// may take long enough to matter (a pipe holds 64 KiB).
+const largeRunFrame = 64 << 10
+
+// sendRun hands the run's frame to the worker. A large frame is written
+// while the run's deadline and context are watched: when either ends
+// first, the worker is killed, which ends the write, and stopErr says why;
+// err is the write's own failure.
+func (h *hostRun) sendRun(w *worker, e *encoder) (stopErr *Error, err error) {
+	if len(e.bytes()) <= largeRunFrame {
+		return nil, w.send(h.id, e)
+	}
+	sent := make(chan error, 1)
+	go func() { sent <- w.send(h.id, e) }()
+	timer := time.NewTimer(time.Until(h.deadline))
+	defer timer.Stop()
+	select {
+	case err := <-sent:
+		return nil, err
+	case <-timer.C:
+		stopErr = h.timeoutError()
+	case <-h.ctx.Done():
+		stopErr = abortedError(h.ctx)
+	}
+	_ = w.cmd.Process.Kill()
+	<-sent
+	return stopErr, nil
 }
 
 // readLoop reads the frames of the run until its end or the worker's, and

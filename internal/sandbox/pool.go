@@ -131,15 +131,17 @@ func (p *workerPool) get() (*worker, error) {
 	p.mu.Unlock()
 
 	if spare {
-		if s, err := startWorker(); err == nil {
+		// The next run's worker starts beside this run, not before it.
+		go func() {
+			s, err := startWorker()
 			p.mu.Lock()
-			p.idle = append(p.idle, s)
+			if err == nil {
+				p.idle = append(p.idle, s)
+			} else {
+				p.live--
+			}
 			p.mu.Unlock()
-		} else {
-			p.mu.Lock()
-			p.live--
-			p.mu.Unlock()
-		}
+		}()
 	}
 	if w != nil {
 		return w, nil

@@ -95,9 +95,9 @@ func TestHardStop(t *testing.T) {
 
 func TestTransformObeysTimeoutAndCancellation(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	// Far more than the default source limit, so that the transform alone
-	// takes longer than the run may.
-	src := strings.Repeat("x = [1, 2, 3].map(v => v * 2);\n", 400_000)
+	// More than the default source limit, so that the transform alone
+	// takes several times longer than the run may.
+	src := strings.Repeat("x = [1, 2, 3].map(v => v * 2);\n", 50_000)
 	limits := Limits{Timeout: 200 * time.Millisecond, MaxSourceBytes: len(src)}
 	start := time.Now()
 	e := runErr(t, src, Options{Limits: limits})
