@@ -442,6 +442,10 @@ type stepRun struct {
 	// violation is set when the model ignored the tool choice: nothing
 	// executes and the step finishes with an error.
 	violation bool
+
+	// room is the step's block when it was made before the step ended
+	// (see callSlots); its head is nil otherwise.
+	room stepRoom
 }
 
 // callState is one tool call of a step and what became of it.
@@ -515,7 +519,10 @@ func (sr *stepRun) findCall(id string) *callState {
 // emitted.
 func (sr *stepRun) toolCall(pc provider.ToolCall) (bool, error) {
 	var rec *callRecord
-	if sr.s.loop {
+	switch {
+	case sr.room.rec != nil:
+		rec, sr.room.rec = sr.room.rec, nil
+	case sr.s.loop:
 		rec = new(callRecord)
 	}
 	call := sr.r.parseCall(sr.s, pc, rec.arena())
@@ -717,7 +724,10 @@ func (sr *stepRun) assemble(done []ContentPart) []ContentPart {
 // finishStep records a step, builds its messages and decides whether the
 // generation goes on.
 func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, error) {
-	room := newStepRoom(len(content))
+	room := sr.room
+	if room.head == nil || len(content) > cap(room.content) {
+		room = newStepRoom(len(content))
+	}
 	if len(content) <= cap(room.content) {
 		content = append(room.content, content...)
 	} else {

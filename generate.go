@@ -452,6 +452,11 @@ func (r *run) generateStep(s *step) (bool, error) {
 	if calls > len(r.statesBuf) {
 		sr.states = make([]callState, 0, calls)
 	}
+	if calls == 1 && len(res.Content) == 1 {
+		// The step's block, made now with the call's record: one
+		// allocation instead of two.
+		sr.room = newBlock[callSlots]()
+	}
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case provider.ToolCall:

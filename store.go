@@ -48,6 +48,9 @@ type stepRoom struct {
 	assistant []AssistantPart
 	tool      []ToolPart
 	toolMsg   *ToolMessage // nil when the block has none
+	// rec is the record of the step's one tool call, when the block was
+	// made with it (see callSlots); nil once taken.
+	rec *callRecord
 }
 
 // The layouts of a step's block beyond its head, from a single part (a
@@ -69,6 +72,13 @@ type (
 		assistant [2]AssistantPart
 		tool      [2]ToolPart
 	}
+	// callSlots are those of a step whose response is a single tool call
+	// (its content, the call and its outcome), made with the call's
+	// record when the response arrives whole, as in GenerateText.
+	callSlots struct {
+		twoSlots
+		rec callRecord
+	}
 )
 
 func (x *oneSlots) room() stepRoom {
@@ -81,6 +91,12 @@ func (x *twoSlots) room() stepRoom {
 
 func (x *threeSlots) room() stepRoom {
 	return stepRoom{content: x.content[:0], assistant: x.assistant[:0], tool: x.tool[:0], toolMsg: &x.toolMsg}
+}
+
+func (x *callSlots) room() stepRoom {
+	r := x.twoSlots.room()
+	r.rec = &x.rec
+	return r
 }
 
 // stepBlock is a step's block with the slots S.
