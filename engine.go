@@ -203,8 +203,10 @@ func (r *run) standardizePrompt() error {
 		return &InvalidPromptError{Message: "set Prompt or Messages, not both"}
 	case o.Prompt != "":
 		k := r.kept
-		k.userParts[0] = TextPart{Text: o.Prompt}
-		r.messages = append(k.msgBuf[:0], UserMessage{Content: k.userParts[:1:1]})
+		k.userText = TextPart{Text: o.Prompt}
+		k.userParts[0] = inPlace(UserPart(TextPart{}), &k.userText)
+		k.userMsg = UserMessage{Content: k.userParts[:1:1]}
+		r.messages = append(k.msgBuf[:0], inPlace(Message(UserMessage{}), &k.userMsg))
 	case o.Messages == nil:
 		return &InvalidPromptError{Message: "a Prompt or Messages is required"}
 	case len(o.Messages) == 0:

@@ -10,13 +10,14 @@ import (
 // This file holds the storage of what a generation returns: its result,
 // steps, content and messages. The engine's working state is recycled from
 // one generation to the next (see run.release); what the result refers to
-// is allocated anew for each generation, in a few blocks of at most 512
-// bytes (the largest allocation Go makes without a header): one for the
-// generation, one per step, one per tool call.
+// is allocated anew for each generation, in a few blocks laid out to fill
+// Go's size classes (TestStorageBlockSizes): one for the generation, one
+// per step and one per tool call, or one for a step and its single call.
 
 // kept is the generation's block: the result, the first steps' pointers,
-// usage counts, a few ids and the conversation (which also holds the
-// response messages and, without instructions, the prompts).
+// usage counts, a few ids, the conversation (which also holds the response
+// messages and, without instructions, the prompts) and a string prompt's
+// message.
 type kept struct {
 	res       GenerateTextResult
 	stepPtrs  [4]*StepResult
@@ -25,6 +26,9 @@ type kept struct {
 	idsUsed   int
 	userParts [1]UserPart
 	msgBuf    [6]Message
+	// The prompt's message and text, when the prompt is a string.
+	userText TextPart
+	userMsg  UserMessage
 }
 
 // A step's block is allocated when the step ends, in the size its content
