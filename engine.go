@@ -48,6 +48,9 @@ type run struct {
 	// state, so that it may be reused.
 	recycle bool
 	clock   time.Time // the first reading of the wall clock (see now)
+	// repeatSetup is set when the next step's tools and call options are
+	// the last step's (see prepare).
+	repeatSetup bool
 
 	// Room the common case needs, kept with the run: the options, and the
 	// running step's setup, state and calls, reused by each step.
@@ -311,9 +314,16 @@ func (r *run) prepare() (*step, error) {
 	if p.Sandbox != nil {
 		sandbox = p.Sandbox
 	}
+	// Without PrepareStep, deferred tools, callers or description
+	// functions, a step's tools and call options are the previous step's;
+	// only the prompt changes.
+	repeat := r.repeatSetup && o.PrepareStep == nil
+	r.repeatSetup = false
 	s.tools = &s.toolsVal
-	if err := r.prepareTools(s, active, activeSet, order, choice, r.toolsContext, sandbox); err != nil {
-		return nil, err
+	if !repeat {
+		if err := r.prepareTools(s, active, activeSet, order, choice, r.toolsContext, sandbox); err != nil {
+			return nil, err
+		}
 	}
 	tools := s.tools
 	s.grow = appendCallerMessages(r.messages, tools.callerMessages)
@@ -324,6 +334,26 @@ func (r *run) prepare() (*step, error) {
 	if err != nil {
 		return nil, err
 	}
+	if repeat {
+		s.call.Prompt = prompt
+	} else {
+		r.setCallOptions(s, p, prompt)
+	}
+	r.repeatSetup = o.PrepareStep == nil && !r.searchRelevant && r.routing == nil && !tools.none && r.idx.staticDefs() != nil
+	s.ctx, s.cancel = withTimeout(r.ctx, o.Timeout.Step, "Step")
+	if o.OnStepStart != nil {
+		callback("OnStepStart", func() {
+			o.OnStepStart(StepStartEvent{StepNumber: n, Prompt: prompt, Tools: tools.defs, ToolChoice: tools.choice})
+		})
+	}
+	r.startStep(s)
+	return s, nil
+}
+
+// setCallOptions sets the call options of a step from the options and
+// the step's preparation.
+func (r *run) setCallOptions(s *step, p *PrepareStepResult, prompt []provider.Message) {
+	o, tools := r.opts, s.tools
 	s.call = provider.CallOptions{
 		Prompt:           prompt,
 		MaxOutputTokens:  cmp.Or(p.MaxOutputTokens, o.MaxOutputTokens),
@@ -345,14 +375,6 @@ func (r *run) prepare() (*step, error) {
 	if p.StopSequences != nil {
 		s.call.StopSequences = p.StopSequences
 	}
-	s.ctx, s.cancel = withTimeout(r.ctx, o.Timeout.Step, "Step")
-	if o.OnStepStart != nil {
-		callback("OnStepStart", func() {
-			o.OnStepStart(StepStartEvent{StepNumber: n, Prompt: prompt, Tools: tools.defs, ToolChoice: tools.choice})
-		})
-	}
-	r.startStep(s)
-	return s, nil
 }
 
 // noPreparation is the PrepareStepResult of a step nothing changes; it is

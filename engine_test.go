@@ -674,3 +674,46 @@ func TestStepTimestampsFollowTheClock(t *testing.T) {
 		prev = ts
 	}
 }
+
+// TestStepSetupFollowsItsInputs: a description function is asked again for
+// each step, and the model sees each step's prompt, while what stays the
+// same from step to step (tools, settings) is sent the same.
+func TestStepSetupFollowsItsInputs(t *testing.T) {
+	asked := 0
+	tool := ai.NewTool(ai.ToolDef[weatherIn, weatherOut]{
+		DescriptionFunc: func(ai.DescriptionOptions) string {
+			asked++
+			return fmt.Sprintf("Forecast, version %d.", asked)
+		},
+		Execute: func(_ context.Context, in weatherIn, _ ai.ToolExecutionOptions) (weatherOut, error) {
+			return weatherOut{Forecast: "rain in " + in.City}, nil
+		},
+	})
+	for _, described := range []bool{true, false} {
+		weather := ai.Tool(weatherTool(nil))
+		if described {
+			weather = tool
+		}
+		model := aitest.NewModel(toolStep(tc("c1", "weather", map[string]any{"city": "Oslo"})), toolStep(tc("c2", "weather", map[string]any{"city": "Rome"})), textStep("done"))
+		temperature := 0.5
+		_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+			Model: model, Tools: ai.Tools{{Name: "weather", Tool: weather}}, StopWhen: ai.StepCountIs(5),
+			Prompt: "go", Temperature: &temperature,
+		})
+		require.NoError(t, err)
+		calls := model.Calls()
+		require.Len(t, calls, 3)
+		for i, c := range calls {
+			assert.Len(t, c.Prompt, 1+2*i, "step %d", i)
+			require.NotNil(t, c.Temperature)
+			assert.Equal(t, 0.5, *c.Temperature)
+			require.Len(t, c.Tools, 1)
+			d := c.Tools[0].(*provider.FunctionTool).Description
+			if described {
+				assert.Equal(t, fmt.Sprintf("Forecast, version %d.", i+1), d)
+			} else {
+				assert.Equal(t, "Get the weather forecast for a city.", d)
+			}
+		}
+	}
+}
