@@ -32,8 +32,9 @@ type kept struct {
 }
 
 // A step's block is allocated when the step ends, in the size its content
-// needs: its result, its content, the parts of its response messages and
-// the messages themselves. What a step needs only while it runs (the step
+// needs (or, for a response that is a single tool call, when it arrives,
+// with the call's record): its result, its content, the parts of its
+// response messages and the messages themselves. What a step needs only while it runs (the step
 // itself, its state, its calls, its content so far) lives in the run and
 // serves every step in turn.
 
@@ -112,6 +113,7 @@ type stepBlock[S any, P interface {
 	slots S
 }
 
+// newBlock allocates a step's block with the slots S and returns its room.
 func newBlock[S any, P interface {
 	*S
 	room() stepRoom
