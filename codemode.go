@@ -490,7 +490,7 @@ func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name stri
 	if !c.executable() {
 		return nil, fmt.Errorf("tool %q cannot be executed here: it has no execute function", name)
 	}
-	out, err := r.executeCall(ctx, s, e, call, nil, opts.Messages, func() {}, nil)
+	out, err := r.executeCall(ctx, s, e, &call, nil, opts.Messages, func() {}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -639,7 +639,7 @@ func RunCodeMode(ctx context.Context, opts RunCodeModeOptions) (*CodeModeResult,
 	if id == "" {
 		id = r.eff.NewID()
 	}
-	ctx, end := r.startTool(ctx, s, ToolCall{ToolCallID: id, ToolName: "code", Input: codeInputJSON(opts.JS)})
+	ctx, end := r.startTool(ctx, s, &ToolCall{ToolCallID: id, ToolName: "code", Input: codeInputJSON(opts.JS)})
 	res, err := o.run(ctx, opts.JS, r.bindingFor(s, opts.Tools), ToolExecutionOptions{ToolCallID: id})
 	end(res, err)
 	return res, err

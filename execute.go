@@ -104,7 +104,7 @@ func (r *run) executeAll(s *step, calls []*callState, messages []Message, sink o
 			return nil
 		}
 		cs := calls[0]
-		out, err := r.executeCall(s.ctx, s, cs.entry, cs.call, cs.rec, messages, func() {}, nil)
+		out, err := r.executeCall(s.ctx, s, cs.entry, &cs.call, cs.rec, messages, func() {}, nil)
 		cs.outcome = out
 		return err
 	}
@@ -122,7 +122,7 @@ func (r *run) executeAll(s *step, calls []*callState, messages []Message, sink o
 		if sink != nil && cs.entry.exec.core().streams {
 			prelim = func(v any) { sink.preliminary(cs.call, v) }
 		}
-		out, err := r.executeCall(ctx, s, cs.entry, cs.call, cs.rec, messages, started, prelim)
+		out, err := r.executeCall(ctx, s, cs.entry, &cs.call, cs.rec, messages, started, prelim)
 		mu.Lock()
 		cs.outcome = out
 		if err != nil && firstErr == nil {
@@ -141,7 +141,7 @@ func (r *run) executeAll(s *step, calls []*callState, messages []Message, sink o
 // context that fails its schema) is fatal to the generation. rec, when
 // set, stores the result. started is called once OnToolExecutionStart has
 // run; prelim, when set, receives preliminary results.
-func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call ToolCall, rec *callRecord, messages []Message, started func(), prelim func(any)) (ContentPart, error) {
+func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *ToolCall, rec *callRecord, messages []Message, started func(), prelim func(any)) (ContentPart, error) {
 	tctx, err := r.toolContext(s, call.ToolName, e.exec)
 	if err != nil {
 		started()
@@ -149,7 +149,7 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call ToolC
 	}
 	if f := r.opts.OnToolExecutionStart; f != nil {
 		callback("OnToolExecutionStart", func() {
-			f(ToolExecutionStartEvent{StepNumber: s.number, ToolCall: call, Messages: messages, Context: tctx})
+			f(ToolExecutionStartEvent{StepNumber: s.number, ToolCall: *call, Messages: messages, Context: tctx})
 		})
 	}
 	started()
@@ -176,7 +176,7 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call ToolC
 	endObserved(output, execErr)
 	if f := r.opts.OnToolExecutionEnd; f != nil {
 		callback("OnToolExecutionEnd", func() {
-			f(ToolExecutionEndEvent{StepNumber: s.number, ToolCall: call, Output: output, Err: execErr, Duration: r.eff.Now().Sub(began)})
+			f(ToolExecutionEndEvent{StepNumber: s.number, ToolCall: *call, Output: output, Err: execErr, Duration: r.eff.Now().Sub(began)})
 		})
 	}
 	if execErr != nil {
@@ -196,7 +196,7 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call ToolC
 // or the tool's Execute or ExecuteStream through the generation's effects.
 // A panic becomes an error. It is the only code in this module that calls a
 // tool's execute function.
-func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call ToolCall, opts ToolExecutionOptions, prelim func(any)) (out any, err error) {
+func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call *ToolCall, opts ToolExecutionOptions, prelim func(any)) (out any, err error) {
 	c := e.exec.core()
 	if c.search != nil {
 		defer func() {
@@ -295,7 +295,7 @@ func encodeOutput(name string, v any) (raw json.RawMessage, err error) {
 // modelOutput converts a client tool result or error for the model. call
 // is the result's call, whose decoded input ToModelOutput receives; rec,
 // when set, stores the output.
-func (r *run) modelOutput(ctx context.Context, p ContentPart, call ToolCall, rec *callRecord) (ToolResultOutput, error) {
+func (r *run) modelOutput(ctx context.Context, p ContentPart, call *ToolCall, rec *callRecord) (ToolResultOutput, error) {
 	switch p := p.(type) {
 	case ToolError:
 		return ErrorTextOutput{Value: errorText(p.Error)}, nil
@@ -303,7 +303,7 @@ func (r *run) modelOutput(ctx context.Context, p ContentPart, call ToolCall, rec
 		if t, ok := r.idx.get(p.ToolName); ok {
 			if f := t.core().toModelOutput; f != nil {
 				var out ToolResultOutput
-				err := guard(call, func() error {
+				err := guard(*call, func() error {
 					var err error
 					out, err = f(ctx, p.ToolCallID, call.value, p.Output)
 					return err
@@ -354,7 +354,7 @@ func runToolElsewhere(ctx context.Context, tool any, ec effect.Call) (json.RawMe
 	s.tools = &s.toolsVal
 	e := &stepEntry{name: ec.ToolName, tool: t, exec: t}
 	call := ToolCall{ToolCallID: ec.ToolCallID, ToolName: ec.ToolName, Input: ec.Input, value: value}
-	out, err := r.invokeTool(ctx, s, e, call, ToolExecutionOptions{ToolCallID: ec.ToolCallID}, nil)
+	out, err := r.invokeTool(ctx, s, e, &call, ToolExecutionOptions{ToolCallID: ec.ToolCallID}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -519,13 +519,13 @@ var noEnd = func(any, error) {}
 // startTool starts observing a tool call; ctx is the call's context. It
 // returns the context the tool runs in and the function that ends the
 // observation.
-func (r *run) startTool(ctx context.Context, s *step, call ToolCall) (context.Context, func(output any, err error)) {
+func (r *run) startTool(ctx context.Context, s *step, call *ToolCall) (context.Context, func(output any, err error)) {
 	o := r.opts.Observer
 	if o == nil {
 		return ctx, noEnd
 	}
 	ctx, end := guardStart(ctx, func(ctx context.Context) (context.Context, func(ToolCallOutcome)) {
-		return o.StartToolCall(ctx, ToolCallInfo{StepNumber: s.number, ToolCall: call})
+		return o.StartToolCall(ctx, ToolCallInfo{StepNumber: s.number, ToolCall: *call})
 	})
 	return ctx, func(output any, err error) { guardEnd(end, ToolCallOutcome{Output: output, Err: err}) }
 }

@@ -20,13 +20,14 @@ func (r *run) responseMessagesFor(s *step, room stepRoom, states []*callState, c
 	// calls holds the positions of the tool calls in content.
 	var callBuf [4]int
 	calls := callBuf[:0]
-	call := func(id string) (ToolCall, int) {
+	// call finds a call by id; the call is content's, never written.
+	call := func(id string) (*ToolCall, int) {
 		for k, i := range calls {
-			if c := content[i].(ToolCall); c.ToolCallID == id {
+			if c := (*ToolCall)(dataOf(content[i])); c.ToolCallID == id {
 				return c, k
 			}
 		}
-		return ToolCall{}, len(calls)
+		return &noCall, len(calls)
 	}
 	record := func(id string) *callRecord {
 		for _, cs := range states {

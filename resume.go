@@ -180,7 +180,7 @@ func (r *run) resume(ev *resumeHooks) error {
 	var parts []ToolPart
 	for _, out := range outs {
 		i := slices.IndexFunc(torun, func(cs *callState) bool { return cs.call.ToolCallID == callIDOf(out) })
-		mo, err := r.modelOutput(r.ctx, out, torun[i].call, nil)
+		mo, err := r.modelOutput(r.ctx, out, &torun[i].call, nil)
 		if err != nil {
 			return err
 		}

@@ -308,6 +308,9 @@ func callPart(p ContentPart) AssistantPart {
 	return inPlace(AssistantPart(ToolCallPart{}), (*ToolCallPart)(dataOf(p)))
 }
 
+// noCall is the call of a result whose call is not found; it is only read.
+var noCall ToolCall
+
 // dataOf returns where an interface value's dynamic value is stored; the
 // value must not be pointer-shaped.
 func dataOf[I any](v I) unsafe.Pointer {

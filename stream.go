@@ -781,7 +781,7 @@ func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]Conte
 	var out ContentPart
 	var err error
 	if s.ctx.Err() == nil {
-		out, err = st.r.executeCall(s.ctx, s, cs.entry, cs.call, cs.rec, messages, func() {}, prelim)
+		out, err = st.r.executeCall(s.ctx, s, cs.entry, &cs.call, cs.rec, messages, func() {}, prelim)
 	}
 	cs.outcome = out
 	var outs []ContentPart
