@@ -222,14 +222,16 @@ func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call *ToolC
 		}()
 		return c.execute(ctx, call.value, opts, prelim)
 	}
-	out, err = r.eff.Invoke(ctx, effect.Call{ToolName: call.ToolName, ToolCallID: call.ToolCallID, Input: call.Input, Step: s.number},
+	// The function may be kept by the effects: it holds copies, not call.
+	name, id, value := call.ToolName, call.ToolCallID, call.value
+	out, err = r.eff.Invoke(ctx, effect.Call{ToolName: name, ToolCallID: id, Input: call.Input, Step: s.number},
 		func(ctx context.Context) (out any, err error) {
 			defer func() {
 				if v := recover(); v != nil {
-					out, err = nil, &ToolExecutionError{ToolName: call.ToolName, ToolCallID: call.ToolCallID, Panic: v}
+					out, err = nil, &ToolExecutionError{ToolName: name, ToolCallID: id, Panic: v}
 				}
 			}()
-			return c.execute(ctx, call.value, opts, prelim)
+			return c.execute(ctx, value, opts, prelim)
 		})
 	if raw, ok := out.(json.RawMessage); ok && err == nil && c.typedOutput {
 		// An execution elsewhere returns JSON: the result and ToModelOutput
