@@ -317,7 +317,7 @@ func (r *run) prepare() (*step, error) {
 	// Without PrepareStep, deferred tools, callers or description
 	// functions, a step's tools and call options are the previous step's;
 	// only the prompt changes.
-	repeat := r.repeatSetup && o.PrepareStep == nil
+	repeat := r.repeatSetup
 	r.repeatSetup = false
 	s.tools = &s.toolsVal
 	if !repeat {

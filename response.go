@@ -45,7 +45,7 @@ func (r *run) responseMessagesFor(s *step, room stepRoom, states []*callState, c
 			}
 			assistant = append(assistant, textPart(content[i]))
 		case Reasoning:
-			assistant = append(assistant, textPart(content[i]))
+			assistant = append(assistant, reasoningPart(content[i]))
 		case File:
 			assistant = append(assistant, FilePart{Data: fileBytes(p.Data), MediaType: p.MediaType, ProviderOptions: p.ProviderMetadata})
 		case ReasoningFile:

@@ -291,14 +291,16 @@ func reasoningDelta(part provider.StreamPart) Part {
 	return inPlace(Part(ReasoningDelta{}), (*ReasoningDelta)(dataOf(part)))
 }
 
-// textPart returns the assistant message part of a Text or Reasoning
-// content part p, sharing its storage: TextPart and ReasoningPart are the
-// first two fields of Text and the whole of Reasoning.
+// textPart returns the assistant message part of a Text content part p,
+// sharing its storage: a TextPart is the first two fields of a Text.
 func textPart(p ContentPart) AssistantPart {
-	if _, ok := p.(Reasoning); ok {
-		return inPlace(AssistantPart(ReasoningPart{}), (*ReasoningPart)(dataOf(p)))
-	}
 	return inPlace(AssistantPart(TextPart{}), (*TextPart)(dataOf(p)))
+}
+
+// reasoningPart returns the assistant message part of a Reasoning content
+// part p, sharing its storage: the two types have one layout.
+func reasoningPart(p ContentPart) AssistantPart {
+	return inPlace(AssistantPart(ReasoningPart{}), (*ReasoningPart)(dataOf(p)))
 }
 
 // callPart returns the assistant message part of a ToolCall content part

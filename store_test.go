@@ -119,7 +119,7 @@ func TestSharedLayouts(t *testing.T) {
 	if tp := textPart(ContentPart(Text{Text: "hi", Citations: []Citation{{}}})).(TextPart); tp.Text != "hi" {
 		t.Fatalf("textPart = %#v", tp)
 	}
-	if rp := textPart(ContentPart(Reasoning{Text: "hm"})).(ReasoningPart); rp.Text != "hm" {
+	if rp := reasoningPart(ContentPart(Reasoning{Text: "hm"})).(ReasoningPart); rp.Text != "hm" {
 		t.Fatalf("textPart of reasoning = %#v", rp)
 	}
 	part := provider.StreamPart(provider.TextDelta{ID: "t1", Delta: "ab", ProviderMetadata: provider.ProviderMetadata{"x": {"y": 1}}})

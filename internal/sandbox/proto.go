@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 )
@@ -136,19 +137,7 @@ func (d *decoder) int() int {
 	return int(v)
 }
 
-func (d *decoder) str() string {
-	n := d.uint()
-	if d.err != nil {
-		return ""
-	}
-	if n > uint64(len(d.b)) {
-		d.err = errProtocol
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
+func (d *decoder) str() string { return strings.Clone(d.view()) }
 
 // view reads a string like str without copying it: the string shares the
 // frame's memory, which readFrame allocates for each frame and nothing
