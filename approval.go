@@ -126,6 +126,7 @@ func (r *run) decideApproval(s *step, e *stepEntry, call ToolCall) (*ToolApprova
 		return nil, nil, err
 	}
 	req := &ToolApprovalRequest{ApprovalID: r.newID(), ToolCall: call}
+	req.Signature = r.signApproval(req.ApprovalID, call)
 	switch status.Kind {
 	case ApprovalRequired:
 		req.Reason = status.Reason
@@ -189,4 +190,30 @@ func (r *run) approvalStatus(ctx context.Context, s *step, e *stepEntry, call To
 		return RequiresApproval, nil
 	}
 	return NotApplicable, nil
+}
+
+// signApproval signs an approval request when approvals are signed.
+func (r *run) signApproval(approvalID string, call ToolCall) string {
+	if len(r.opts.ToolApprovalSecrets) == 0 {
+		return ""
+	}
+	return SignToolApproval(r.opts.ToolApprovalSecrets[0], approvalID, call.ToolCallID, call.ToolName, call.Input)
+}
+
+// checkApprovalSignature verifies, when approvals are signed, that an
+// approved call's request was signed for this very call.
+func (r *run) checkApprovalSignature(a pendingApproval) error {
+	if len(r.opts.ToolApprovalSecrets) == 0 {
+		return nil
+	}
+	reason := ""
+	switch {
+	case a.signature == "":
+		reason = "missing signature"
+	case !VerifyToolApprovalSignature(r.opts.ToolApprovalSecrets, a.signature, a.approvalID, a.call.ToolCallID, a.call.ToolName, a.call.Input):
+		reason = "invalid signature"
+	default:
+		return nil
+	}
+	return &InvalidToolApprovalSignatureError{ApprovalID: a.approvalID, ToolCallID: a.call.ToolCallID, Reason: reason}
 }

@@ -194,6 +194,22 @@ func (e *InvalidToolApprovalError) Error() string {
 	return fmt.Sprintf("tool approval response %q answers no approval request in the message history", e.ApprovalID)
 }
 
+// InvalidToolApprovalSignatureError reports an approved tool call whose
+// approval request carries no signature, or one that does not match the
+// call in the conversation, while approvals are signed
+// ([GenerateTextOptions.ToolApprovalSecrets]). Nothing runs.
+type InvalidToolApprovalSignatureError struct {
+	ApprovalID string
+	ToolCallID string
+	// Reason is "missing signature" or "invalid signature".
+	Reason string
+}
+
+// Error implements the error interface.
+func (e *InvalidToolApprovalSignatureError) Error() string {
+	return fmt.Sprintf("tool approval signature verification failed for approval %q (tool call %q): %s", e.ApprovalID, e.ToolCallID, e.Reason)
+}
+
 // ToolCallNotFoundForApprovalError reports an approval request whose tool
 // call is not in the history.
 type ToolCallNotFoundForApprovalError struct {

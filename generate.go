@@ -54,6 +54,16 @@ type GenerateTextOptions struct {
 	// ToolApproval decides which tool calls need approval; see
 	// [ToolApproval].
 	ToolApproval *ToolApproval
+	// ToolApprovalSecrets, when set, sign every approval request this
+	// generation makes (with the first secret; see [SignToolApproval]) and
+	// are required of every approval it resumes: an approved call runs only
+	// when its request in Messages carries a signature that one of the
+	// secrets verifies for that call's id, tool name and input. Otherwise
+	// the generation fails with an [*InvalidToolApprovalSignatureError] and
+	// nothing runs. Set them whenever Messages come from a client (a
+	// browser, a queue): without them an approval is trusted as given.
+	// More than one secret lets a secret be rotated.
+	ToolApprovalSecrets [][]byte
 	// ToolCallers routes tools through caller tools such as a code mode
 	// tool; see [CodeMode].
 	ToolCallers []CallerRoute

@@ -20,6 +20,8 @@ type resumeHooks struct {
 
 type pendingApproval struct {
 	approvalID string
+	// signature is the request's signature, when it has one.
+	signature  string
 	call       ToolCallPart
 	reason     string
 	providerEx bool
@@ -95,7 +97,7 @@ func (r *run) resume(ev *resumeHooks) error {
 			continue
 		}
 		answered[call.ToolCallID] = true
-		pa := pendingApproval{approvalID: resp.ApprovalID, call: call, reason: resp.Reason, providerEx: call.ProviderExecuted || resp.ProviderExecuted,
+		pa := pendingApproval{approvalID: resp.ApprovalID, signature: req.Signature, call: call, reason: resp.Reason, providerEx: call.ProviderExecuted || resp.ProviderExecuted,
 			settled: settled}
 		if resp.Approved {
 			approved = append(approved, pa)
@@ -109,6 +111,17 @@ func (r *run) resume(ev *resumeHooks) error {
 	slices.SortStableFunc(approved, func(a, b pendingApproval) int {
 		return slices.Index(callOrder, a.call.ToolCallID) - slices.Index(callOrder, b.call.ToolCallID)
 	})
+
+	// Signed approvals: every approved call must carry its own request's
+	// signature before anything runs.
+	for _, a := range approved {
+		if a.providerEx {
+			continue
+		}
+		if err := r.checkApprovalSignature(a); err != nil {
+			return err
+		}
+	}
 
 	// Re-check approved calls against the current tools and policy.
 	s := r.resumeStep()

@@ -9,8 +9,14 @@
 // the messages for the model, starts the generation with the request's
 // context and streams it:
 //
+//	// secrets sign the approval requests the server sends and check the
+//	// answers the client posts back (keep them out of the code, for
+//	// example in an environment variable; list an old one second while
+//	// rotating).
+//	var secrets = [][]byte{[]byte(os.Getenv("CHAT_APPROVAL_SECRET"))}
+//
 //	func chat(w http.ResponseWriter, r *http.Request) {
-//		req, err := uistream.DecodeRequest(r, nil)
+//		req, err := uistream.DecodeRequest(r, &uistream.DecodeOptions{ToolApprovalSecrets: secrets})
 //		if err != nil {
 //			uistream.WriteError(w, err) // 400 with a JSON body
 //			return
@@ -20,7 +26,10 @@
 //			uistream.WriteError(w, &uistream.RequestError{Status: 400, Message: err.Error()})
 //			return
 //		}
-//		res, err := ai.StreamText(r.Context(), ai.StreamTextOptions{Model: model, Tools: tools, Messages: msgs})
+//		res, err := ai.StreamText(r.Context(), ai.StreamTextOptions{
+//			Model: model, Tools: tools, Messages: msgs,
+//			ToolApproval: approval, ToolApprovalSecrets: secrets,
+//		})
 //		if err != nil {
 //			uistream.WriteError(w, err)
 //			return
@@ -34,10 +43,25 @@
 // model call and the running tools. Stream-level errors reach the client
 // masked unless [Options.OnError] says otherwise.
 //
-// Tool approvals need nothing more: the client posts the conversation with
-// the user's answers, [ConvertMessages] turns them into approval responses,
-// and the generation runs the approved calls (and reports the denied ones)
-// before it calls the model again, continuing the same assistant message.
+// # Approvals
+//
+// Everything a client posts is untrusted, its approvals included: a client
+// can post a tool part that says "approved" for any tool of the server,
+// with any input. The generation therefore signs each approval request it
+// makes ([ai.GenerateTextOptions.ToolApprovalSecrets]); [Write] puts the
+// signature into the tool-approval-request chunk, the client keeps it with
+// the tool part and sends it back with the user's answer, and
+// [ConvertMessages] carries it into the conversation. An approved call runs
+// only when its signature matches the call the server asked about (its
+// approval id, tool call id, tool name and input): [DecodeRequest] refuses
+// anything else with a 400, and the generation checks again before the
+// call runs. The signatures are those of the TypeScript AI SDK, so a Go
+// and a TypeScript server that share a secret accept each other's
+// approvals.
+//
+// A request that answers an approval is refused unless the secrets are set
+// in [DecodeOptions] (the safe default), or the server chose to trust its
+// clients with [DecodeOptions.InsecureAcceptUnsignedApprovals].
 //
 // [Chunks] gives the chunks as an iterator for other transports, and
 // [Writer] writes streams that an application assembles itself, for

@@ -244,7 +244,7 @@ type scenario struct {
 // route is the standard chat route: UI messages in, UI message stream out.
 func (sc *scenario) route(t *testing.T) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		req, err := uistream.DecodeRequest(r, nil)
+		req, err := uistream.DecodeRequest(r, unsignedRecordings)
 		if err != nil {
 			t.Errorf("decoding the request: %v", err)
 			uistream.WriteError(w, err)
@@ -414,7 +414,7 @@ func scenarios(t *testing.T) map[string]*scenario {
 		},
 		"custom-data-part": {
 			handler: func(w http.ResponseWriter, r *http.Request) {
-				req, err := uistream.DecodeRequest(r, nil)
+				req, err := uistream.DecodeRequest(r, unsignedRecordings)
 				if err != nil {
 					uistream.WriteError(w, err)
 					return

@@ -51,6 +51,23 @@ type DecodeOptions struct {
 	MaxMessages int
 	// MaxParts bounds the number of parts of one message (default 10000).
 	MaxParts int
+
+	// ToolApprovalSecrets are the secrets the chat's generations sign their
+	// approval requests with (the same as their
+	// [ai.GenerateTextOptions.ToolApprovalSecrets]). With them, a request
+	// that approves a tool call is accepted only when the call's approval
+	// carries a signature that one of the secrets verifies for that very
+	// call (its approval id, tool call id, tool name and input); anything
+	// else is refused with a 400. The generation checks again before the
+	// call runs.
+	ToolApprovalSecrets [][]byte
+	// InsecureAcceptUnsignedApprovals accepts approval answers without
+	// secrets, trusting the client: any client can then run any tool of the
+	// server with any input by posting an approved tool part. It exists for
+	// trusted clients and tests. Without it and without
+	// ToolApprovalSecrets, a request that answers an approval is refused
+	// with a 400 that says how to configure the secrets.
+	InsecureAcceptUnsignedApprovals bool
 }
 
 // The defaults of [DecodeOptions].
@@ -166,6 +183,8 @@ func UnmarshalMessages(data []byte) ([]Message, error) {
 func limitsOf(opts *DecodeOptions) DecodeOptions {
 	l := defaultLimits()
 	if opts != nil {
+		l.ToolApprovalSecrets = opts.ToolApprovalSecrets
+		l.InsecureAcceptUnsignedApprovals = opts.InsecureAcceptUnsignedApprovals
 		if opts.MaxBytes > 0 {
 			l.MaxBytes = opts.MaxBytes
 		}
@@ -211,6 +230,9 @@ func (d *decoder) request(body []byte) (*Request, error) {
 	if req.Messages, err = d.messages(list, "messages"); err != nil {
 		return nil, err
 	}
+	if err := d.approvals(req.Messages); err != nil {
+		return nil, err
+	}
 	for k, v := range o.m {
 		switch k {
 		case "id", "messages", "trigger", "messageId":
@@ -222,6 +244,39 @@ func (d *decoder) request(body []byte) (*Request, error) {
 		req.Body[k] = v
 	}
 	return req, nil
+}
+
+// approvals checks the approval answers of a request: without secrets
+// they are refused unless the server chose to trust its clients; with
+// secrets every approved call must carry its own request's signature.
+func (d *decoder) approvals(msgs []Message) error {
+	if d.limits.InsecureAcceptUnsignedApprovals {
+		return nil
+	}
+	for i, m := range msgs {
+		for j, p := range m.Parts {
+			tp, ok := p.(ToolPart)
+			if !ok || tp.State != ApprovalResponded || tp.Approval == nil {
+				continue
+			}
+			path := fmt.Sprintf("messages[%d].parts[%d].approval", i, j)
+			if len(d.limits.ToolApprovalSecrets) == 0 {
+				return d.fail(path, "answers a tool approval, but this server does not sign its approval requests: "+
+					"set the same secrets in uistream.DecodeOptions.ToolApprovalSecrets and ai.GenerateTextOptions.ToolApprovalSecrets "+
+					"(or DecodeOptions.InsecureAcceptUnsignedApprovals to trust every client)")
+			}
+			if tp.Approval.Approved == nil || !*tp.Approval.Approved {
+				continue // a denial runs nothing
+			}
+			if tp.Approval.Signature == "" {
+				return d.fail(path+".signature", "is missing: the approved call was not requested by this server")
+			}
+			if !ai.VerifyToolApprovalSignature(d.limits.ToolApprovalSecrets, tp.Approval.Signature, tp.Approval.ID, tp.ToolCallID, tp.ToolName, tp.Input) {
+				return d.fail(path+".signature", "does not match the call: the approved call or its input is not the one this server requested")
+			}
+		}
+	}
+	return nil
 }
 
 func (d *decoder) messages(list []json.RawMessage, path string) ([]Message, error) {

@@ -10,7 +10,10 @@
 //	(cd examples/chat/web && npm ci && npm run build)
 //	go run ./examples/chat
 //
-// and open http://127.0.0.1:8080. With a real model (the key comes from
+// and open http://127.0.0.1:8080. The server signs the approval requests it
+// sends to the page and runs a call only when the page answers with that
+// signature; set CHAT_APPROVAL_SECRET to keep the secret across restarts
+// and servers. With a real model (the key comes from
 // OPENAI_API_KEY or ANTHROPIC_API_KEY):
 //
 //	go run ./examples/chat -provider openai -model gpt-5-mini
@@ -19,6 +22,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -56,11 +60,26 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := &http.Server{Handler: NewServer(model, *web), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: NewServer(model, *web, approvalSecret()), ReadHeaderTimeout: 10 * time.Second}
 	log.Printf("chat on http://%s (model %s %s)", ln.Addr(), model.Provider(), model.ModelID())
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}
+}
+
+// approvalSecret is the secret approval requests are signed with: from
+// CHAT_APPROVAL_SECRET, so that approvals survive a restart and work across
+// several servers, or else a random one for this process.
+func approvalSecret() []byte {
+	if s := os.Getenv("CHAT_APPROVAL_SECRET"); s != "" {
+		return []byte(s)
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		log.Fatal(err)
+	}
+	log.Print("CHAT_APPROVAL_SECRET is not set: approvals are signed with a random secret and will not survive a restart")
+	return secret
 }
 
 // defaultWebDir is the page's build folder next to this file's source.

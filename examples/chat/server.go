@@ -19,6 +19,9 @@ import (
 type Server struct {
 	agent *ai.Agent
 	mux   *http.ServeMux
+	// decode holds the approval secrets: the page answers approvals, and
+	// only those this server signed are taken.
+	decode *uistream.DecodeOptions
 
 	mu   sync.Mutex
 	sent []Email // the emails the agent sent
@@ -44,9 +47,11 @@ type Weather struct {
 }
 
 // NewServer returns the chat server for a model; webDir holds the built
-// page.
-func NewServer(model provider.LanguageModel, webDir string) *Server {
-	s := &Server{mux: http.NewServeMux()}
+// page. The server signs its approval requests with secret and runs an
+// approved call only when the page sends back the signature of that call.
+func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Server {
+	secrets := [][]byte{secret}
+	s := &Server{mux: http.NewServeMux(), decode: &uistream.DecodeOptions{ToolApprovalSecrets: secrets}}
 	s.agent = ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{
 		Model: model,
 		Instructions: "You help with the weather and with email. Find the tools you need with the toolSearch tool. " +
@@ -55,7 +60,8 @@ func NewServer(model provider.LanguageModel, webDir string) *Server {
 		ToolApproval: &ai.ToolApproval{Tools: map[string]ai.ApprovalRule{
 			"sendEmail": ai.Rule(ai.RequiresApproval.WithReason("The agent wants to send an email on your behalf.")),
 		}},
-		StopWhen: ai.StepCountIs(8),
+		ToolApprovalSecrets: secrets,
+		StopWhen:            ai.StepCountIs(8),
 	}})
 	s.mux.HandleFunc("POST /api/chat", s.chat)
 	s.mux.Handle("GET /", page(webDir))
@@ -131,7 +137,7 @@ func weatherIn(city string) Weather {
 // chat answers one turn: the client posts the whole conversation, the
 // agent continues it, and the answer streams back as UI message chunks.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	req, err := uistream.DecodeRequest(r, nil)
+	req, err := uistream.DecodeRequest(r, s.decode)
 	if err != nil {
 		uistream.WriteError(w, err)
 		return
