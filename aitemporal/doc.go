@@ -46,6 +46,14 @@
 // next model call; denied ones are reported to the model as denied. The
 // deferred tools found before the pause stay loaded after it.
 //
+// A signal is taken only when it answers a request the run is waiting on,
+// for the first time. When the agent signs its approvals
+// (Options.ToolApprovalSecrets, as for a web chat), an approving signal must
+// also carry the request's signature ([PendingApproval.Signature], which a
+// page receives with the request): a server can then forward what a browser
+// posted, and a forged answer runs nothing. Signals that are not taken are
+// listed in the progress ([Progress.IgnoredApprovals]).
+//
 // # Progress and streaming
 //
 // Durable runs do not stream text. A model call is an activity whose result

@@ -146,6 +146,21 @@ type Approval struct {
 	Approved   bool   `json:"approved"`
 	// Reason is passed to the model with a denial.
 	Reason string `json:"reason,omitempty"`
+	// Signature is the request's signature ([PendingApproval.Signature]).
+	// When the agent signs its approvals (Options.ToolApprovalSecrets), an
+	// approval without the signature of the pending call is ignored: a
+	// server that forwards what a browser posted passes on the signature
+	// the browser got with the request, and a forged answer runs nothing.
+	Signature string `json:"signature,omitempty"`
+}
+
+// IgnoredApproval is an approval signal the run did not take.
+type IgnoredApproval struct {
+	ApprovalID string `json:"approvalId"`
+	Approved   bool   `json:"approved"`
+	// Reason says why: "answers no pending request", "the request was
+	// already answered", "missing signature" or "invalid signature".
+	Reason string `json:"reason"`
 }
 
 // Progress is what the [ProgressQuery] reports about a run.
@@ -156,6 +171,9 @@ type Progress struct {
 	Discovered []string `json:"discovered,omitempty"`
 	// PendingApprovals are the calls the run waits on, in call order.
 	PendingApprovals []PendingApproval `json:"pendingApprovals,omitempty"`
+	// IgnoredApprovals are the latest approval signals (at most 100) that
+	// the run did not take, oldest first.
+	IgnoredApprovals []IgnoredApproval `json:"ignoredApprovals,omitempty"`
 	// Done is true once the run has finished.
 	Done bool `json:"done"`
 }
@@ -168,6 +186,9 @@ type PendingApproval struct {
 	Input      json.RawMessage `json:"input"`
 	// Reason is the policy's reason for asking, if any.
 	Reason string `json:"reason,omitempty"`
+	// Signature is the request's signature when the agent signs its
+	// approvals; an approving [Approval] must carry it.
+	Signature string `json:"signature,omitempty"`
 }
 
 // ToolFailure is the error of a tool call whose activity failed for good

@@ -114,7 +114,7 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 			return st.result(res, added), nil
 		}
 		st.pending = pending
-		answers, err := waitForApprovals(actx, approvals, pending)
+		answers, err := st.waitForApprovals(actx, approvals, pending, opts.ToolApprovalSecrets)
 		if err != nil {
 			return fail(err)
 		}
@@ -144,16 +144,17 @@ func pendingApprovals(res *ai.GenerateTextResult) []PendingApproval {
 			continue
 		}
 		out = append(out, PendingApproval{ApprovalID: r.ApprovalID, ToolCallID: r.ToolCall.ToolCallID,
-			ToolName: r.ToolCall.ToolName, Input: r.ToolCall.Input, Reason: r.Reason})
+			ToolName: r.ToolCall.ToolName, Input: r.ToolCall.Input, Reason: r.Reason, Signature: r.Signature})
 	}
 	return out
 }
 
 // waitForApprovals receives approval signals until every pending request
-// has an answer, and returns the answers in request order. Signals for
-// other requests are logged and dropped; the first answer to a request
-// counts.
-func waitForApprovals(ctx workflow.Context, ch workflow.ReceiveChannel, pending []PendingApproval) ([]Approval, error) {
+// has an answer, and returns the answers in request order. The first answer
+// to a request counts. Signals that answer no pending request, answer one
+// a second time, or (when the agent signs its approvals) approve a call
+// without that call's signature are ignored and listed in the progress.
+func (st *runState) waitForApprovals(ctx workflow.Context, ch workflow.ReceiveChannel, pending []PendingApproval, secrets [][]byte) ([]Approval, error) {
 	answers := make([]*Approval, len(pending))
 	left := len(pending)
 	for left > 0 {
@@ -166,8 +167,21 @@ func waitForApprovals(ctx workflow.Context, ch workflow.ReceiveChannel, pending 
 			return nil, ctx.Err()
 		}
 		i := slices.IndexFunc(pending, func(p PendingApproval) bool { return p.ApprovalID == a.ApprovalID })
-		if i < 0 || answers[i] != nil {
-			workflow.GetLogger(ctx).Warn("aitemporal: dropping an approval that answers no pending request", "approvalId", a.ApprovalID)
+		reason := ""
+		switch {
+		case i < 0:
+			reason = "answers no pending request"
+		case answers[i] != nil:
+			reason = "the request was already answered"
+		case a.Approved && len(secrets) > 0 && a.Signature == "":
+			reason = "missing signature"
+		case a.Approved && len(secrets) > 0 && !ai.VerifyToolApprovalSignature(secrets, a.Signature, a.ApprovalID,
+			pending[i].ToolCallID, pending[i].ToolName, pending[i].Input):
+			reason = "invalid signature"
+		}
+		if reason != "" {
+			workflow.GetLogger(ctx).Warn("aitemporal: ignoring an approval", "approvalId", a.ApprovalID, "reason", reason)
+			st.ignore(IgnoredApproval{ApprovalID: a.ApprovalID, Approved: a.Approved, Reason: reason})
 			continue
 		}
 		answers[i] = &a
@@ -178,6 +192,17 @@ func waitForApprovals(ctx workflow.Context, ch workflow.ReceiveChannel, pending 
 		out[i] = *a
 	}
 	return out, nil
+}
+
+// maxIgnored bounds the ignored approvals a run remembers.
+const maxIgnored = 100
+
+// ignore records an ignored approval signal, keeping the latest ones.
+func (st *runState) ignore(a IgnoredApproval) {
+	if len(st.ignored) == maxIgnored {
+		st.ignored = slices.Delete(st.ignored, 0, 1)
+	}
+	st.ignored = append(st.ignored, a)
 }
 
 // withDiscovered returns the tools with the deferred tools found in earlier
@@ -203,12 +228,13 @@ type runState struct {
 	prior      []*ai.StepResult
 	discovered []string
 	pending    []PendingApproval
+	ignored    []IgnoredApproval
 	done       bool
 }
 
 func (st *runState) progress() Progress {
 	return Progress{Steps: slices.Clone(st.steps), Discovered: slices.Clone(st.discovered),
-		PendingApprovals: slices.Clone(st.pending), Done: st.done}
+		PendingApprovals: slices.Clone(st.pending), IgnoredApprovals: slices.Clone(st.ignored), Done: st.done}
 }
 
 func (st *runState) addStep(s *ai.StepResult) {

@@ -249,3 +249,48 @@ func TestCancellationWhileWaitingForApproval(t *testing.T) {
 	assert.ErrorAs(t, env.GetWorkflowError(), &canceled)
 	assert.Equal(t, 0, runs.get("sendEmail"))
 }
+
+// With signed approvals, a signal that answers no request, or approves the
+// pending call without its signature, is ignored and listed in the
+// progress; the signed answer runs the call once.
+func TestApprovalSignalsChecked(t *testing.T) {
+	var runs counter
+	model := aitest.NewModel(
+		toolStep(call("c1", "search", `{"query":"email"}`)),
+		toolStep(call("c2", "sendEmail", `{"to":"bob"}`)),
+		textStep("Done."),
+	)
+	secrets := [][]byte{[]byte("workflow secret")}
+	env := newEnv(t, config(model, travelTools(&runs, nil), func(a *aitemporal.Agent) { a.Options.ToolApprovalSecrets = secrets }))
+	var waiting, after aitemporal.Progress
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(aitemporal.ProgressQuery)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&waiting))
+		require.Len(t, waiting.PendingApprovals, 1)
+		p := waiting.PendingApprovals[0]
+		require.True(t, ai.VerifyToolApprovalSignature(secrets, p.Signature, p.ApprovalID, p.ToolCallID, p.ToolName, p.Input))
+		env.SignalWorkflow(aitemporal.ApprovalSignal, aitemporal.Approval{ApprovalID: "never-issued", Approved: true})
+		env.SignalWorkflow(aitemporal.ApprovalSignal, aitemporal.Approval{ApprovalID: p.ApprovalID, Approved: true})
+		env.SignalWorkflow(aitemporal.ApprovalSignal, aitemporal.Approval{ApprovalID: p.ApprovalID, Approved: true,
+			Signature: ai.SignToolApproval([]byte("other"), p.ApprovalID, p.ToolCallID, p.ToolName, p.Input)})
+	}, time.Hour)
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(aitemporal.ProgressQuery)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&after))
+		assert.Equal(t, 0, runs.get("sendEmail"), "nothing runs on an ignored approval")
+		p := waiting.PendingApprovals[0]
+		env.SignalWorkflow(aitemporal.ApprovalSignal, aitemporal.Approval{ApprovalID: p.ApprovalID, Approved: true, Signature: p.Signature})
+	}, 2*time.Hour)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "travel", Prompt: "Mail bob."})
+	result(t, env)
+	assert.Equal(t, 1, runs.get("sendEmail"))
+	var reasons []string
+	for _, ig := range after.IgnoredApprovals {
+		reasons = append(reasons, ig.ApprovalID+": "+ig.Reason)
+	}
+	p := waiting.PendingApprovals[0]
+	assert.Equal(t, []string{"never-issued: answers no pending request", p.ApprovalID + ": missing signature", p.ApprovalID + ": invalid signature"}, reasons)
+	assert.Len(t, after.PendingApprovals, 1, "the run still waits")
+}
