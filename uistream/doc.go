@@ -63,6 +63,13 @@
 // in [DecodeOptions] (the safe default), or the server chose to trust its
 // clients with [DecodeOptions.InsecureAcceptUnsignedApprovals].
 //
+// Tool results come back from the client too. With the same secrets in
+// [Options.ResultSecrets] and [ConvertOptions.ResultSecrets], [Write] signs
+// each result it streams and [ConvertMessages] lets a result of a server
+// or provider tool reach the model only with that signature; one a client
+// invented is replaced by an error text and reported to
+// [ConvertOptions.OnForgedResult].
+//
 // [Chunks] gives the chunks as an iterator for other transports, and
 // [Writer] writes streams that an application assembles itself, for
 // example with its own data parts ([Data]).

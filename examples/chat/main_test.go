@@ -109,6 +109,9 @@ func TestBrowserChat(t *testing.T) {
 	if len(res.Requests) != 2 || res.Requests[1]["messageId"] != before[1].ID {
 		t.Errorf("the page posted %d requests (the second continuing %v); want 2", len(res.Requests), res.Requests[len(res.Requests)-1]["messageId"])
 	}
+	if f := srv.Forged(); len(f) != 0 {
+		t.Errorf("the results the page sent back were refused as forged: %v", f)
+	}
 	// A forged answer, posted as a client could, is refused.
 	forged := postForgedApproval(t, ts.URL)
 	if forged.status != http.StatusBadRequest || !strings.Contains(forged.body, "signature") {
@@ -167,6 +170,9 @@ func TestChatAPI(t *testing.T) {
 		t.Errorf("sent %+v", sent)
 	}
 
+	if f := srv.Forged(); len(f) != 0 {
+		t.Errorf("the results sent back were refused as forged: %v", f)
+	}
 	// The same approval posted again with another recipient is refused.
 	forged := postForgedApproval(t, ts.URL)
 	if forged.status != http.StatusBadRequest || !strings.Contains(forged.body, "signature") {
@@ -268,7 +274,10 @@ func accumulate(t *testing.T, chunks []map[string]any) uistream.Message {
 				p.Approval.Signature, _ = c["signature"].(string)
 			})
 		case "tool-output-available":
-			update(c["toolCallId"], func(p *uistream.ToolPart) { p.State, p.Output = uistream.OutputAvailable, raw(c["output"]) })
+			update(c["toolCallId"], func(p *uistream.ToolPart) {
+				p.State, p.Output = uistream.OutputAvailable, raw(c["output"])
+				p.ToolMetadata, _ = c["toolMetadata"].(map[string]any)
+			})
 		}
 	}
 	if m.ID == "" {

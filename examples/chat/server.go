@@ -22,9 +22,13 @@ type Server struct {
 	// decode holds the approval secrets: the page answers approvals, and
 	// only those this server signed are taken.
 	decode *uistream.DecodeOptions
+	// secrets also sign the tool results the page keeps, so that a result
+	// the page did not get from this server never reaches the model.
+	secrets [][]byte
 
-	mu   sync.Mutex
-	sent []Email // the emails the agent sent
+	mu     sync.Mutex
+	sent   []Email  // the emails the agent sent
+	forged []string // the ids of the tool results refused as forged
 }
 
 // Email is an email the sendEmail tool sent.
@@ -51,7 +55,7 @@ type Weather struct {
 // approved call only when the page sends back the signature of that call.
 func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Server {
 	secrets := [][]byte{secret}
-	s := &Server{mux: http.NewServeMux(), decode: &uistream.DecodeOptions{ToolApprovalSecrets: secrets}}
+	s := &Server{mux: http.NewServeMux(), secrets: secrets, decode: &uistream.DecodeOptions{ToolApprovalSecrets: secrets}}
 	s.agent = ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{
 		Model: model,
 		Instructions: "You help with the weather and with email. Find the tools you need with the toolSearch tool. " +
@@ -76,6 +80,14 @@ func (s *Server) Sent() []Email {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Email(nil), s.sent...)
+}
+
+// Forged returns the ids of the tool results refused because they did not
+// come from this server.
+func (s *Server) Forged() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.forged...)
 }
 
 // tools returns the search tool, a tool the model always sees, and
@@ -143,7 +155,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tools := s.agent.Tools()
-	msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{Tools: tools})
+	msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{
+		Tools: tools, ResultSecrets: s.secrets,
+		OnForgedResult: func(res uistream.StoredResult) {
+			log.Printf("chat %s: the result of tool call %s did not come from this server", req.ID, res.ToolCallID)
+			s.mu.Lock()
+			s.forged = append(s.forged, res.ToolCallID)
+			s.mu.Unlock()
+		},
+	})
 	if err != nil {
 		uistream.WriteError(w, &uistream.RequestError{Status: http.StatusBadRequest, Message: err.Error()})
 		return
@@ -159,6 +179,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		MessageID:        uistream.NewID(),
 		OriginalMessages: req.Messages,
 		Tools:            tools,
+		ResultSecrets:    s.secrets,
 		OnError: func(err error) string {
 			log.Printf("chat %s: %v", req.ID, err)
 			return uistream.DefaultErrorText
