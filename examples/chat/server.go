@@ -65,7 +65,9 @@ func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Serv
 			"sendEmail": ai.Rule(ai.RequiresApproval.WithReason("The agent wants to send an email on your behalf.")),
 		}},
 		ToolApprovalSecrets: secrets,
-		StopWhen:            ai.StepCountIs(8),
+		// An approval posted twice runs its call once.
+		ApprovalLedger: ai.NewApprovalLedger(0),
+		StopWhen:       ai.StepCountIs(8),
 	}})
 	s.mux.HandleFunc("POST /api/chat", s.chat)
 	s.mux.Handle("GET /", page(webDir))
