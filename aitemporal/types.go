@@ -204,6 +204,11 @@ type ToolFailure struct {
 	Err error
 }
 
+// WorkerLost is the [ToolFailure.Type] of a call whose last attempt was cut
+// off because its worker stopped heartbeating (it crashed, or lost its
+// connection), rather than failing on its own.
+const WorkerLost = "WorkerLost"
+
 // Error returns the tool's error message.
 func (e *ToolFailure) Error() string { return e.Message }
 

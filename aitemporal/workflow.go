@@ -449,7 +449,11 @@ func toolFailure(name string, ao workflow.ActivityOptions, err error) error {
 		d := ao.StartToCloseTimeout
 		switch timeout.TimeoutType() {
 		case enums.TIMEOUT_TYPE_HEARTBEAT:
-			d = ao.HeartbeatTimeout
+			// The tool heartbeats from its own goroutine for as long as it
+			// runs: a missed heartbeat means the worker was lost, not that
+			// the tool took too long.
+			return &ToolFailure{ToolName: name, Type: WorkerLost, Err: err, Message: fmt.Sprintf(
+				"tool %s did not finish: the worker running it was lost (no heartbeat for %s), and so were its retries", name, ao.HeartbeatTimeout)}
 		case enums.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE:
 			d = ao.ScheduleToCloseTimeout
 		case enums.TIMEOUT_TYPE_SCHEDULE_TO_START:

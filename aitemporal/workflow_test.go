@@ -72,7 +72,11 @@ func TestToolSearchRun(t *testing.T) {
 // only sees the result of the attempt that succeeded.
 func TestToolActivityRetried(t *testing.T) {
 	var runs counter
-	tools := travelTools(&runs, func(_ context.Context, in cityIn, attempt int) (forecast, error) {
+	var keys []string
+	tools := travelTools(&runs, func(ctx context.Context, in cityIn, attempt int) (forecast, error) {
+		key, ok := aitemporal.IdempotencyKey(ctx)
+		require.True(t, ok, "a durable tool call has an idempotency key")
+		keys = append(keys, key)
 		if attempt == 1 {
 			return forecast{}, errors.New("weather service unavailable")
 		}
@@ -87,6 +91,9 @@ func TestToolActivityRetried(t *testing.T) {
 	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "travel", Prompt: "Weather in Bergen?"})
 	res := result(t, env)
 	assert.Equal(t, 2, runs.get("getWeather"))
+	require.Len(t, keys, 2)
+	assert.Equal(t, keys[0], keys[1], "the retry has the first attempt's idempotency key")
+	assert.Contains(t, keys[0], "/c2", "the key names the call")
 	assert.Empty(t, res.Steps[1].ToolCalls[0].Error)
 	assert.JSONEq(t, `{"city":"Bergen","temp":18}`, string(res.Steps[1].ToolCalls[0].Output))
 	assert.JSONEq(t, `{"type":"json","value":{"city":"Bergen","temp":18}}`, jsonOf(t, toolResults(model.Calls()[2])["c2"]))
