@@ -99,6 +99,24 @@ type Agent struct {
 	// ToolActivities override ToolActivity for single tools, by name; zero
 	// fields of an entry are taken from ToolActivity.
 	ToolActivities map[string]workflow.ActivityOptions
+	// ContinueAsNewAfter bounds the history of one workflow run: a long
+	// run continues as a new run (Temporal's continue-as-new) at the end
+	// of a step, when a bound is reached or the server suggests it. The
+	// new run takes over the conversation, the steps, the usage and the
+	// discovered tools, so the result is the same; StopWhen then sees the
+	// earlier runs' steps as empty placeholders (their count is right, so
+	// StepCountIs holds, but their content is gone).
+	ContinueAsNewAfter ContinueAsNew
+}
+
+// ContinueAsNew bounds one workflow run of an agent; zero fields mean no
+// bound of that kind.
+type ContinueAsNew struct {
+	// Steps is the number of steps one run takes at most.
+	Steps int
+	// HistoryEvents is the length of the workflow history past which the
+	// run continues as new at the end of the current step.
+	HistoryEvents int
 }
 
 // OutputStore keeps large tool outputs outside the workflow history.
