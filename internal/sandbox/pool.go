@@ -396,10 +396,6 @@ func startWorker() (_ *worker, err error) {
 	if err != nil {
 		return nil, err
 	}
-	preludeOnce.Do(func() { preludeCode, preludeErr = compiledBytes(preludeJS, preludeFile) })
-	if preludeErr != nil {
-		return nil, preludeErr
-	}
 	inR, inW, err := newPipe()
 	if err != nil {
 		return nil, err
@@ -469,6 +465,13 @@ func startWorker() (_ *worker, err error) {
 		wlock: make(chan struct{}, 1)}
 	w.r = bufio.NewReaderSize(w.outCount, 64<<10)
 	allWorkers.Store(w, struct{}{})
+	// The prelude is compiled once per process, while the first worker
+	// starts.
+	preludeOnce.Do(func() { preludeCode, preludeErr = compiledBytes(preludeJS, preludeFile) })
+	if preludeErr != nil {
+		w.kill()
+		return nil, preludeErr
+	}
 	hasBell := uint64(0)
 	if bell != nil {
 		hasBell = 1
