@@ -562,13 +562,19 @@ func (h *hostRun) runTool(tc ToolCall, id int) {
 		return
 	}
 	st := h.settlement(id, tc.Name, out, err)
-	e := newFrame(frameSettle).uint(h.id).int(st.id).str(st.kind)
 	body := st.raw
 	if body == nil {
 		body = []byte(st.payload)
 	}
-	// The output is written as it is, after a head whose length counts it.
-	e.uint(uint64(len(body)))
+	if len(body) <= writePart {
+		e := newFrameCap(frameSettle, 32+len(st.kind)+len(body)).uint(h.id).int(st.id).str(st.kind).uint(uint64(len(body)))
+		e.b = append(e.b, body...)
+		_ = h.w.send(h.id, h.runCtx.Done(), e)
+		return
+	}
+	// A large output is written as it is, after a head whose length
+	// counts it, not copied into a frame.
+	e := newFrame(frameSettle).uint(h.id).int(st.id).str(st.kind).uint(uint64(len(body)))
 	_ = h.w.sendParts(h.id, h.runCtx.Done(), e.bytesWith(len(body)), body)
 }
 

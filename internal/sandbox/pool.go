@@ -280,11 +280,8 @@ func (w *worker) sendParts(id uint64, stop <-chan struct{}, head, body []byte) e
 	if w.dead || w.active.Load() != id {
 		return errStale
 	}
-	if len(head)+len(body) <= writePart {
-		if body == nil {
-			return w.write(head)
-		}
-		return w.write(append(head[:len(head):len(head)], body...))
+	if body == nil {
+		return w.write(head)
 	}
 	if err := w.write(head); err != nil {
 		w.torn = true
