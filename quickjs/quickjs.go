@@ -68,6 +68,19 @@
 //	                         deadline           CODE_MODE_TIMEOUT or CODE_MODE_ABORTED
 //	tools ignoring their     200 ms after the   the run returns without them
 //	context                  run ends
+//	tool name                1 KiB              the call rejects with CODE_MODE_SERIALIZATION_ERROR
+//	idle worker processes    max(2, GOMAXPROCS) more are ended when they finish
+//
+// A limit above its maximum is lowered to it: Timeout 24 h, MemoryBytes
+// 64 GiB (1 GiB on 32-bit systems), StackBytes 1 GiB, MaxSourceBytes 64 MiB,
+// MaxResultBytes, MaxConsoleBytes, MaxToolInputBytes and MaxToolOutputBytes
+// 512 MiB, MaxErrorMessageBytes 16 MiB, MaxToolCalls 2^24,
+// MaxConcurrentToolCalls 2^16, MaxNestingDepth 100000. A negative limit fails
+// the run with an [*ai.InvalidArgumentError] naming it.
+//
+// Each tool call a program makes runs at most once: a worker that is lost
+// after anything of the run came back from it fails the run with
+// CODE_MODE_ERROR and the program is not run again.
 package quickjs
 
 import (
@@ -123,6 +136,9 @@ func (engine) Run(ctx context.Context, p ai.CodeProgram) (*ai.CodeModeResult, er
 			return out, err
 		}
 	}
+	if _, err := opts.Limits.Resolve(); err != nil {
+		return nil, invalidLimit(err)
+	}
 	res, err := sandbox.Run(ctx, opts)
 	if err != nil {
 		return nil, codeModeError(err)
@@ -132,6 +148,20 @@ func (engine) Run(ctx context.Context, p ai.CodeProgram) (*ai.CodeModeResult, er
 		out.Console = append(out.Console, ai.ConsoleLine{Stream: line.Stream, Text: line.Text})
 	}
 	return out, nil
+}
+
+// invalidLimit describes a limit the sandbox refused (a negative one) as an
+// invalid argument.
+func invalidLimit(err error) error {
+	param := "Limits"
+	var se *sandbox.Error
+	if errors.As(err, &se) {
+		if f, ok := se.Details["field"].(string); ok {
+			param = f
+		}
+		return &ai.InvalidArgumentError{Parameter: param, Message: se.Message}
+	}
+	return &ai.InvalidArgumentError{Parameter: param, Message: err.Error()}
 }
 
 // codeModeError converts a sandbox failure.

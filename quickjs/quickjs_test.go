@@ -3,6 +3,7 @@ package quickjs_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,19 @@ func TestConcurrentRunsAreBounded(t *testing.T) {
 	cancel()
 	if err := <-done; codeOf(err) != ai.CodeModeAborted {
 		t.Errorf("the first run: %v", err)
+	}
+}
+
+// A limit over its maximum is lowered to it; a negative one is an invalid
+// argument.
+func TestLimitsOutOfRange(t *testing.T) {
+	res, err := run(t, "return 7", ai.CodeModeLimits{MemoryBytes: math.MaxInt, MaxSourceBytes: math.MaxInt, Timeout: math.MaxInt64})
+	if err != nil || string(res.Value) != "7" {
+		t.Fatalf("got %v, %v", res, err)
+	}
+	_, err = run(t, "return 7", ai.CodeModeLimits{MaxToolCalls: -1})
+	var ia *ai.InvalidArgumentError
+	if !errors.As(err, &ia) || ia.Parameter != "Limits.MaxToolCalls" {
+		t.Fatalf("got %v", err)
 	}
 }

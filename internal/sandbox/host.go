@@ -34,6 +34,10 @@ const (
 // without an error of its own.
 var errRunEnded = errors.New("sandbox: the run ended")
 
+// errWorkerGone is why reading a worker failed when its pipe ended at a
+// frame boundary.
+var errWorkerGone = fmt.Errorf("sandbox: the worker process ended: %w", io.ErrUnexpectedEOF)
+
 var lastRunID atomic.Uint64
 
 // hostRun is the host's side of one run: it hands the program to a worker
@@ -62,6 +66,8 @@ type hostRun struct {
 
 	console []ConsoleLine
 	frames  int
+	// received counts the frames of the attempt the readers read.
+	received atomic.Int32
 	// reader is the state of the reading of frames (readerReading ...).
 	reader atomic.Int32
 	// exited is closed when the worker ends while watchWorker watches;
@@ -80,30 +86,56 @@ type frameResult struct {
 	err error
 }
 
+// maxAttempts bounds how often a run is handed to a worker: it is handed to
+// another only when the one before ended before anything of the run came
+// back from it (see attempt).
+const maxAttempts = 3
+
 func (h *hostRun) run(entry cacheEntry, cached bool) (*Result, error) {
-	h.maxFrame = 8*h.limits.MaxSourceBytes + max(h.limits.MaxResultBytes, h.limits.MaxToolInputBytes,
-		h.limits.MaxConsoleBytes, h.limits.MaxErrorMessageBytes) + 1<<20
-	for attempt := 0; ; attempt++ {
+	h.maxFrame = maxFrameSize(h.limits)
+	for attempt := 1; ; attempt++ {
 		w, err := workers.get()
 		if err != nil {
 			return nil, newError(CodeError, "The sandbox process could not be started.").withCause(err)
 		}
 		res, err, retry := h.attempt(w, entry, cached)
-		if retry && attempt == 0 {
-			// The worker was gone before it saw the program, for example
-			// ended while idle: nothing ran, so try once more.
+		if retry && attempt < maxAttempts {
+			// The worker was gone before anything of the run came back,
+			// for example ended while idle: nothing ran on the host's
+			// side, so the run goes to another worker. The other idle
+			// workers may have ended the same way.
+			workers.pruneDead()
 			continue
 		}
 		return res, err
 	}
 }
 
-// attempt runs the program on w. retry reports that w ended before
-// answering at all.
+// maxFrameSize bounds a frame a worker sends for a run under l: the
+// transformed program (at most eight times the source), or the largest of
+// a result, a tool input, a console line or an error, with room for the
+// rest of the frame.
+func maxFrameSize(l Limits) int {
+	return 8*l.MaxSourceBytes + max(l.MaxResultBytes, l.MaxToolInputBytes+maxToolNameBytes,
+		l.MaxConsoleBytes, l.MaxErrorMessageBytes) + 1<<20
+}
+
+// attempt runs the program on w. retry reports that w ended before anything
+// of the run came back from it.
+//
+// Only then may the run go to another worker. A program reaches the world
+// only through the host: its tool calls and console lines are frames the
+// host reads, and the host acts on a frame only once it read all of it. A
+// worker whose pipe ended at a frame boundary before the host read any
+// frame of the run, or that could not be handed the run at all, has made
+// the host do nothing, whatever it ran. Any other end (a frame read, an
+// oversized or malformed frame, a pipe cut inside a frame) fails the run:
+// running the program again could repeat what it did.
 func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result, rerr error, retry bool) {
 	h.w = w
 	h.id = lastRunID.Add(1)
 	h.frames = 0
+	h.received.Store(0)
 	h.console = nil
 	h.stopping.Store(false)
 	h.fatal = make(chan *Error, 1)
@@ -123,7 +155,7 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 	l := h.limits
 	e := newFrame(frameRun).uint(h.id).uint(uint64(max(time.Until(h.deadline), 0)))
 	for _, v := range []int{l.MemoryBytes, l.StackBytes, l.MaxResultBytes, l.MaxToolInputBytes,
-		l.MaxConsoleBytes, l.MaxToolCalls, l.MaxConcurrentToolCalls, l.MaxErrorMessageBytes, l.MaxNestingDepth} {
+		l.MaxConsoleBytes, l.MaxToolCalls, l.MaxConcurrentToolCalls, l.MaxErrorMessageBytes, l.MaxNestingDepth, h.maxFrame} {
 		e.int(v)
 	}
 	e.uint(flags).int(entry.shift).str(text)
@@ -169,6 +201,9 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 		h.cancelRun(e)
 		ctxDone = nil
 		w.interrupt(h.id)
+		// Results still queued for the program are dropped, and one
+		// being written stops at its next part.
+		w.setActive(0)
 		grace = time.After(interruptGrace)
 		// The worker answers at once; a tool call holding the reading
 		// goroutine must not delay that.
@@ -233,7 +268,7 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 	case stopErr != nil:
 		res, rerr = nil, stopErr
 	case died != nil:
-		retry = h.frames == 0 && h.inFlight.Load() == 0
+		retry = errors.Is(died, errWorkerGone) && h.received.Load() == 0
 		res, rerr = nil, nil
 	}
 	var cause error = errRunEnded
@@ -241,14 +276,19 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 		cause = rerr
 	}
 	h.cancelRun(cause)
-	if finished && !killed {
+	if finished && !killed && w.reusable(interruptGrace) {
 		workers.put(w)
 	} else {
 		workers.discard(w)
 	}
 	if died != nil && stopErr == nil {
-		rerr = newError(CodeError, fmt.Sprintf("The sandbox process running the program ended unexpectedly (%s).", w.cmd.ProcessState)).
-			withCause(died)
+		if errors.Is(died, errProtocol) {
+			rerr = newError(CodeError, "The sandbox process sent a message the host does not accept; the run was ended.").
+				withCause(died)
+		} else {
+			rerr = newError(CodeError, fmt.Sprintf("The sandbox process running the program ended unexpectedly (%s).", w.cmd.ProcessState)).
+				withCause(died)
+		}
 	}
 	h.waitTools(stopped.Add(toolExitGrace))
 	if rerr != nil {
@@ -270,10 +310,10 @@ const largeRunFrame = 64 << 10
 // err is the write's own failure.
 func (h *hostRun) sendRun(w *worker, e *encoder) (stopErr *Error, err error) {
 	if len(e.bytes()) <= largeRunFrame {
-		return nil, w.send(h.id, e)
+		return nil, w.send(h.id, nil, e)
 	}
 	sent := make(chan error, 1)
-	go func() { sent <- w.send(h.id, e) }()
+	go func() { sent <- w.send(h.id, nil, e) }()
 	timer := time.NewTimer(time.Until(h.deadline))
 	defer timer.Stop()
 	select {
@@ -301,6 +341,9 @@ func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}, firs
 	w := h.w
 	if first && !w.greeted {
 		if err := skipToHello(w.r, 1<<20); err != nil {
+			if err == io.EOF {
+				err = errWorkerGone
+			}
 			frames <- frameResult{err: err}
 			close(done)
 			return
@@ -319,12 +362,14 @@ func (h *hostRun) readLoop(frames chan<- frameResult, done chan<- struct{}, firs
 		f, err := readFrame(w.r, h.maxFrame)
 		if err != nil {
 			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
+				// At a frame boundary.
+				err = errWorkerGone
 			}
 			frames <- frameResult{err: err}
 			close(done)
 			return
 		}
+		h.received.Add(1)
 		d := &decoder{b: f.payload}
 		if d.uint() != h.id || d.err != nil {
 			frames <- frameResult{err: errProtocol}
@@ -517,13 +562,20 @@ func (h *hostRun) runTool(tc ToolCall, id int) {
 		return
 	}
 	st := h.settlement(id, tc.Name, out, err)
-	e := newFrameCap(frameSettle, 32+len(st.kind)+len(st.payload)+len(st.raw)).uint(h.id).int(st.id).str(st.kind)
-	if st.raw != nil {
-		e.blob(st.raw)
-	} else {
-		e.str(st.payload)
+	body := st.raw
+	if body == nil {
+		body = []byte(st.payload)
 	}
-	_ = h.w.send(h.id, e)
+	if len(body) <= writePart {
+		e := newFrameCap(frameSettle, 32+len(st.kind)+len(body)).uint(h.id).int(st.id).str(st.kind).uint(uint64(len(body)))
+		e.b = append(e.b, body...)
+		_ = h.w.send(h.id, h.runCtx.Done(), e)
+		return
+	}
+	// A large output is written as it is, after a head whose length
+	// counts it, not copied into a frame.
+	e := newFrame(frameSettle).uint(h.id).int(st.id).str(st.kind).uint(uint64(len(body)))
+	_ = h.w.sendParts(h.id, h.runCtx.Done(), e.bytesWith(len(body)), body)
 }
 
 // settlement turns the result of a tool call into what the guest sees.

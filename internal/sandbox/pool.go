@@ -3,10 +3,13 @@ package sandbox
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Process-wide limits of worker processes.
@@ -72,11 +75,12 @@ var allWorkers sync.Map // *worker -> struct{}
 // workerPool admits runs and keeps idle worker processes, each with a realm
 // prepared for its next run. Idle workers cost no goroutine in this process.
 type workerPool struct {
-	mu      sync.Mutex
-	maxRuns int // 0 for the default
-	running int // admitted runs
-	live    int // worker processes started and not yet discarded
-	idle    []*worker
+	mu       sync.Mutex
+	maxRuns  int // 0 for the default
+	running  int // admitted runs
+	live     int // worker processes started and not yet discarded
+	starting int // spares being started
+	idle     []*worker
 }
 
 func (p *workerPool) maxRunsLocked() int {
@@ -112,7 +116,8 @@ func (p *workerPool) release() {
 
 // get returns a worker for a run: the one idle the longest, whose realm had
 // the most time to be prepared, or a new one. When it takes the last idle
-// worker it starts a spare, so that the next run finds one ready.
+// worker, and no spare is being started already, it starts a spare, so that
+// the next run finds one ready.
 func (p *workerPool) get() (*worker, error) {
 	p.mu.Lock()
 	var w *worker
@@ -124,9 +129,10 @@ func (p *workerPool) get() (*worker, error) {
 	} else {
 		p.live++
 	}
-	spare := len(p.idle) == 0 && p.live < p.maxRunsLocked()
+	spare := len(p.idle) == 0 && p.starting == 0 && p.live < p.maxRunsLocked()
 	if spare {
 		p.live++
+		p.starting++
 	}
 	p.mu.Unlock()
 
@@ -135,12 +141,17 @@ func (p *workerPool) get() (*worker, error) {
 		go func() {
 			s, err := startWorker()
 			p.mu.Lock()
-			if err == nil {
+			p.starting--
+			if err == nil && len(p.idle) < p.maxIdleLocked() {
 				p.idle = append(p.idle, s)
+				s = nil
 			} else {
 				p.live--
 			}
 			p.mu.Unlock()
+			if s != nil {
+				s.kill()
+			}
 		}()
 	}
 	if w != nil {
@@ -177,6 +188,28 @@ func (p *workerPool) discard(w *worker) {
 	w.kill()
 }
 
+// pruneDead discards the idle workers whose process ended, for example
+// killed from outside while idle.
+func (p *workerPool) pruneDead() {
+	p.mu.Lock()
+	var dead []*worker
+	kept := p.idle[:0]
+	for _, w := range p.idle {
+		if w.alive() {
+			kept = append(kept, w)
+		} else {
+			dead = append(dead, w)
+		}
+	}
+	clear(p.idle[len(kept):])
+	p.idle = kept
+	p.live -= len(dead)
+	p.mu.Unlock()
+	for _, w := range dead {
+		w.kill()
+	}
+}
+
 // worker is a worker process seen from the host.
 type worker struct {
 	cmd *exec.Cmd
@@ -193,26 +226,84 @@ type worker struct {
 	r       *bufio.Reader
 	greeted bool // its greeting was read
 
-	wmu    sync.Mutex // guards in, active and dead
-	active uint64     // the run whose frames may be written, 0 for none
-	dead   bool
-	cmu    sync.Mutex // guards ctrl
+	// wlock, a channel of one slot, is held while a frame is written to
+	// in: a run's tool calls wait for it together with the end of the run,
+	// so that results still queued are dropped when the run ends.
+	wlock chan struct{}
+	// active is the run whose frames may be written, 0 for none. A frame
+	// being written in parts stops between parts once its run is no longer
+	// active.
+	active atomic.Uint64
+	dead   bool // guarded by wlock
+	// torn, guarded by wlock, is set when a frame was written only in
+	// part: the worker must not serve another run.
+	torn bool
+	cmu  sync.Mutex // guards ctrl
 }
 
 var errStale = errors.New("sandbox: the run is over")
 
-// send writes a frame of run id, unless the run is over.
-func (w *worker) send(id uint64, e *encoder) error {
-	w.wmu.Lock()
-	defer w.wmu.Unlock()
-	if w.dead || w.active != id {
+// lock takes wlock, unless stop is closed first.
+func (w *worker) lock(stop <-chan struct{}) bool {
+	select {
+	case w.wlock <- struct{}{}:
+		return true
+	default:
+	}
+	select {
+	case w.wlock <- struct{}{}:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
+func (w *worker) unlock() { <-w.wlock }
+
+// send writes a frame of run id, unless the run is over or stop is closed
+// before the frame can be written.
+func (w *worker) send(id uint64, stop <-chan struct{}, e *encoder) error {
+	return w.sendParts(id, stop, e.bytes(), nil)
+}
+
+// writePart is the size of the parts a large frame is written in.
+const writePart = 64 << 10
+
+// sendParts writes a frame of run id made of head, whose length field
+// counts body too, and body. A large frame is written in parts; when the
+// run ends in between, the rest is dropped and the worker marked torn.
+func (w *worker) sendParts(id uint64, stop <-chan struct{}, head, body []byte) error {
+	if w.active.Load() != id || !w.lock(stop) {
 		return errStale
 	}
-	return w.write(e.bytes())
+	defer w.unlock()
+	if w.dead || w.active.Load() != id {
+		return errStale
+	}
+	if body == nil {
+		return w.write(head)
+	}
+	if err := w.write(head); err != nil {
+		w.torn = true
+		return err
+	}
+	for len(body) > 0 {
+		if w.active.Load() != id {
+			w.torn = true
+			return errStale
+		}
+		n := min(len(body), writePart)
+		if err := w.write(body[:n]); err != nil {
+			w.torn = true
+			return err
+		}
+		body = body[n:]
+	}
+	return nil
 }
 
 // write writes b to the worker and counts it in the doorbell. The caller
-// holds wmu.
+// holds wlock.
 func (w *worker) write(b []byte) error {
 	n, err := w.in.Write(b)
 	if w.bell != nil {
@@ -234,27 +325,48 @@ func (w *worker) interrupt(id uint64) {
 		_, _ = w.ctrl.Write(b)
 		w.cmu.Unlock()
 	}
-	if w.wmu.TryLock() {
-		if !w.dead && w.active == id {
+	select {
+	case w.wlock <- struct{}{}:
+		if !w.dead && w.active.Load() == id {
 			_ = w.write(b)
 		}
-		w.wmu.Unlock()
+		w.unlock()
+	default:
 	}
 }
 
-func (w *worker) setActive(id uint64) {
-	w.wmu.Lock()
-	w.active = id
-	w.wmu.Unlock()
+func (w *worker) setActive(id uint64) { w.active.Store(id) }
+
+// reusable reports, once its run is no longer active, whether the worker
+// may serve another run: no frame was left written in part. A frame still
+// being written stops at its next part, which a worker that finished its
+// run reads at once; one not stopped within wait makes the worker
+// unusable.
+func (w *worker) reusable(wait time.Duration) bool {
+	select {
+	case w.wlock <- struct{}{}:
+	default:
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case w.wlock <- struct{}{}:
+		case <-t.C:
+			return false
+		}
+	}
+	ok := !w.torn && !w.dead
+	w.unlock()
+	return ok
 }
 
 // kill ends the worker process and waits for it.
 func (w *worker) kill() {
 	_ = w.cmd.Process.Kill()
-	w.wmu.Lock()
+	// A frame being written fails once the process is gone.
+	w.wlock <- struct{}{}
 	w.dead = true
 	_ = w.in.Close()
-	w.wmu.Unlock()
+	w.unlock()
 	if w.ctrl != nil {
 		w.cmu.Lock()
 		_ = w.ctrl.Close()
@@ -280,10 +392,6 @@ func startWorker() (_ *worker, err error) {
 	exe, err := executable()
 	if err != nil {
 		return nil, err
-	}
-	preludeOnce.Do(func() { preludeCode, preludeErr = compiledBytes(preludeJS, preludeFile) })
-	if preludeErr != nil {
-		return nil, preludeErr
 	}
 	inR, inW, err := newPipe()
 	if err != nil {
@@ -316,7 +424,6 @@ func startWorker() (_ *worker, err error) {
 		}
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = workerEnviron()
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = os.Stderr
@@ -326,6 +433,7 @@ func startWorker() (_ *worker, err error) {
 			cmd.ExtraFiles = append(cmd.ExtraFiles, bellFile)
 		}
 	}
+	cmd.Env = append(workerEnviron(), fmt.Sprintf("%s=%d", workerFilesEnv, len(cmd.ExtraFiles)))
 	setWorkerAttrs(cmd)
 	err = cmd.Start()
 	_ = inR.Close()
@@ -350,16 +458,24 @@ func startWorker() (_ *worker, err error) {
 	growPipe(inW)
 	// Blocking mode, as in the worker (see serveWorker).
 	_, _ = inW.Fd(), outR.Fd()
-	w := &worker{cmd: cmd, in: inW, ctrl: ctrlW, out: outR, bell: bell, outCount: &countingReader{f: outR}}
+	w := &worker{cmd: cmd, in: inW, ctrl: ctrlW, out: outR, bell: bell, outCount: &countingReader{f: outR},
+		wlock: make(chan struct{}, 1)}
 	w.r = bufio.NewReaderSize(w.outCount, 64<<10)
 	allWorkers.Store(w, struct{}{})
+	// The prelude is compiled once per process, while the first worker
+	// starts.
+	preludeOnce.Do(func() { preludeCode, preludeErr = compiledBytes(preludeJS, preludeFile) })
+	if preludeErr != nil {
+		w.kill()
+		return nil, preludeErr
+	}
 	hasBell := uint64(0)
 	if bell != nil {
 		hasBell = 1
 	}
-	w.wmu.Lock()
+	w.wlock <- struct{}{}
 	err = w.write(newFrame(framePrelude).uint(0).str(string(preludeCode)).uint(hasBell).bytes())
-	w.wmu.Unlock()
+	w.unlock()
 	if err != nil {
 		w.kill()
 		return nil, err

@@ -227,7 +227,10 @@
         json = "{}";
       }
     } catch (e) {
-      if (!(e instanceof $TypeError)) {
+      // Whatever stopped the conversion (a cycle, a BigInt, a getter or
+      // toJSON that threw) rejects the call; running out of memory stays
+      // the program's own failure.
+      if (isOutOfMemory(e)) {
         throw e;
       }
       failure = "it cannot be converted to JSON: " + describe(e).message;
@@ -253,11 +256,12 @@
     }
     if (rec.failure !== undefined) {
       rec.state = SETTLED;
+      const shown = clip(rec.name, 100);
       rec.reject(localError({
         code: "CODE_MODE_SERIALIZATION_ERROR",
         name: "CodeModeError",
-        message: "The input of tool \"" + rec.name + "\" cannot be sent: " + rec.failure,
-        details: { toolName: rec.name },
+        message: "The input of tool \"" + shown + "\" cannot be sent: " + rec.failure,
+        details: { toolName: shown },
       }));
       return;
     }

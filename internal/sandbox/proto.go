@@ -95,11 +95,11 @@ func (e *encoder) str(s string) *encoder {
 	return e
 }
 
-// blob appends b as a length-prefixed string.
-func (e *encoder) blob(b []byte) *encoder {
-	e.b = binary.AppendUvarint(e.b, uint64(len(b)))
-	e.b = append(e.b, b...)
-	return e
+// bytesWith returns the frame, header included, with a length that counts
+// n more bytes the caller writes after it.
+func (e *encoder) bytesWith(n int) []byte {
+	binary.LittleEndian.PutUint32(e.b[1:5], uint32(len(e.b)-5+n))
+	return e.b
 }
 
 // bytes returns the frame, header included.

@@ -380,6 +380,13 @@ func (s *session) hostCall(args []string) (ret string) {
 	id := s.nextID
 	c := &call{name: name}
 	s.calls[id] = c
+	if n := len(name); n > maxToolNameBytes {
+		shown := truncateUTF8(name, 64) + "..."
+		s.reject(id, newError(CodeSerialization, fmt.Sprintf(
+			"The name of tool %q is %d bytes long, more than the limit of %d bytes.", shown, n, maxToolNameBytes)).
+			withDetails(map[string]any{"toolName": shown, "bytes": n, "maxBytes": maxToolNameBytes}))
+		return strconv.Itoa(id)
+	}
 	if n := len(input); n > l.MaxToolInputBytes {
 		s.reject(id, newError(CodeSerialization, fmt.Sprintf(
 			"The input of tool %q is %d bytes of JSON, more than the limit of %d bytes.",

@@ -74,7 +74,10 @@
 // detector, coverage and time zones read (GODEBUG, GORACE, GOTRACEBACK,
 // GOCOVERDIR, GOMAXPROCS, TZ, SYSTEMROOT), so no credentials of the host
 // reach it, and it sits in a process group of its own; its standard error
-// is the host's, where a crash of the engine shows up. On Linux its private
+// is the host's, where a crash of the engine shows up. It keeps no other
+// descriptor than its pipes: one the host opened without close-on-exec,
+// which every child of the host inherits, is closed when the worker
+// starts. On Linux its private
 // memory is capped at what it had mapped plus the run's memory limit plus
 // 256 MiB, so that even a source built to blow up the transform costs that
 // worker only. A worker ends when its host process does.
@@ -86,8 +89,9 @@
 //   - Every idle worker is a process of about 3 to 7 MiB of private memory
 //     (the realm its runs start from and the copy of it included) plus the
 //     pages of the executable, which it shares with the host; the pool
-//     keeps at most max(2, GOMAXPROCS) of them, and one per run in
-//     progress.
+//     keeps at most max(2, GOMAXPROCS) of them (never more than
+//     MaxConcurrentRuns), however many ran at once before, besides one per
+//     run in progress and at most one spare being started.
 //   - The first run of a process waits for a worker to start, a few
 //     milliseconds (more under the race detector).
 //   - Every tool call crosses between the processes twice. Measured on a
@@ -101,6 +105,16 @@
 //     program waits for alone) before its thread sleeps, so a run waiting
 //     for a slow tool keeps a processor busy no longer than that.
 //   - A program stopped by ending its worker costs a new process.
+//   - Every call a program makes runs at most once. A worker that ends, or
+//     sends what the host does not accept, once anything of the run came
+//     back from it fails the run with CODE_MODE_ERROR: the program is
+//     never run again. Only a worker that ended before the host read
+//     anything of the run, such as one killed while idle, is replaced and
+//     the run handed to another, at most three times.
+//   - When a run ends, results of tool calls not yet written to its worker
+//     are dropped, and one being written stops at its next 64 KiB (the
+//     worker then serves no other run): the end of a run never waits for a
+//     program that does not read its results.
 //   - A program that imports this package runs the initialisation of the
 //     packages initialised before it in every worker too, and must not
 //     expect standard input and output in a worker to be its own.
@@ -116,8 +130,10 @@
 // the program observes its promise (`await`, `.then`, `.catch`, `.finally`,
 // `Promise.all` and friends). The argument is serialized with JSON.stringify
 // when the call is made; undefined is sent as `{}`, and a value that cannot
-// be serialized or is over Limits.MaxToolInputBytes rejects the call with
-// CODE_MODE_SERIALIZATION_ERROR without reaching the host. Observed calls
+// be serialized (a cycle, a BigInt, a getter or toJSON that throws anything)
+// or is over Limits.MaxToolInputBytes rejects the call with
+// CODE_MODE_SERIALIZATION_ERROR without reaching the host, and so does a
+// tool name over 1 KiB; the call itself never throws. Observed calls
 // run concurrently, each on a goroutine of the calling process. A call
 // resolves to the value JSON.parse makes of the tool's output, which the
 // worker builds from the JSON directly; output the engine cannot hold (too
@@ -174,6 +190,7 @@
 //	MaxToolCalls             256                CODE_MODE_BRIDGE_LIMIT (uncatchable)
 //	MaxConcurrentToolCalls   32                 CODE_MODE_BRIDGE_LIMIT (uncatchable)
 //	MaxErrorMessageBytes     8 KiB              the message is cut and says how long it was
+//	tool name                1 KiB              the call rejects with CODE_MODE_SERIALIZATION_ERROR
 //	error names              256 bytes          cut
 //	stack of an exception    32 frames of       cut
 //	                         512 bytes each
@@ -192,6 +209,15 @@
 //	                         deadline           stays CODE_MODE_TIMEOUT / ABORTED
 //	tool calls ignoring      200 ms after the   Run returns without them
 //	their context            run ends
+//	idle worker processes    max(2, GOMAXPROCS) ended when returned to a full pool
+//
+// Each field of Limits has a maximum ([MaxLimits]); a larger value is
+// lowered to it: Timeout 24 h, MemoryBytes 64 GiB (1 GiB on 32-bit
+// systems), StackBytes 1 GiB, MaxSourceBytes 64 MiB, MaxResultBytes,
+// MaxConsoleBytes, MaxToolInputBytes and MaxToolOutputBytes 512 MiB,
+// MaxErrorMessageBytes 16 MiB, MaxToolCalls 2^24, MaxConcurrentToolCalls
+// 2^16, MaxNestingDepth 100000. A negative field fails the run with
+// CODE_MODE_ERROR naming the field.
 //
 // # Console
 //
@@ -211,6 +237,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -253,6 +280,35 @@ type Limits struct {
 	MaxNestingDepth int
 }
 
+// maxToolNameBytes bounds the name of a tool a program calls; a call of a
+// longer name rejects with CODE_MODE_SERIALIZATION_ERROR without reaching
+// the host.
+const maxToolNameBytes = 1 << 10
+
+// maxMemoryBytes is the largest MemoryBytes: 64 GiB, or a quarter of the
+// address space of a 32-bit system.
+var maxMemoryBytes = int(min(uint64(math.MaxInt)>>1, 64<<30))
+
+// MaxLimits returns the largest value of each field of [Limits]; a larger
+// value is lowered to it. The byte sizes are bounded so that every message
+// between the host and a worker stays below 4 GiB.
+func MaxLimits() Limits {
+	return Limits{
+		Timeout:                24 * time.Hour,
+		MemoryBytes:            maxMemoryBytes,
+		StackBytes:             1 << 30,
+		MaxSourceBytes:         64 << 20,
+		MaxResultBytes:         512 << 20,
+		MaxConsoleBytes:        512 << 20,
+		MaxToolInputBytes:      512 << 20,
+		MaxToolOutputBytes:     512 << 20,
+		MaxToolCalls:           1 << 24,
+		MaxConcurrentToolCalls: 1 << 16,
+		MaxErrorMessageBytes:   16 << 20,
+		MaxNestingDepth:        100_000,
+	}
+}
+
 // DefaultLimits returns the limits used for zero fields of [Limits].
 func DefaultLimits() Limits {
 	return Limits{
@@ -271,38 +327,43 @@ func DefaultLimits() Limits {
 	}
 }
 
-// Resolve returns l with every zero field set to its default. It fails with
-// a CODE_MODE_ERROR *Error naming the first negative field.
+// Resolve returns l with every zero field set to its default and every
+// field over its maximum ([MaxLimits]) lowered to it. It fails with a
+// CODE_MODE_ERROR *Error naming the first negative field.
 func (l Limits) Resolve() (Limits, error) {
-	d := DefaultLimits()
-	if l.Timeout < 0 {
+	d, m := DefaultLimits(), MaxLimits()
+	switch {
+	case l.Timeout < 0:
 		return l, negativeLimit("Timeout", int64(l.Timeout))
-	}
-	if l.Timeout == 0 {
+	case l.Timeout == 0:
 		l.Timeout = d.Timeout
+	case l.Timeout > m.Timeout:
+		l.Timeout = m.Timeout
 	}
 	for _, f := range []struct {
-		name string
-		v    *int
-		def  int
+		name     string
+		v        *int
+		def, max int
 	}{
-		{"MemoryBytes", &l.MemoryBytes, d.MemoryBytes},
-		{"StackBytes", &l.StackBytes, d.StackBytes},
-		{"MaxSourceBytes", &l.MaxSourceBytes, d.MaxSourceBytes},
-		{"MaxResultBytes", &l.MaxResultBytes, d.MaxResultBytes},
-		{"MaxConsoleBytes", &l.MaxConsoleBytes, d.MaxConsoleBytes},
-		{"MaxToolInputBytes", &l.MaxToolInputBytes, d.MaxToolInputBytes},
-		{"MaxToolOutputBytes", &l.MaxToolOutputBytes, d.MaxToolOutputBytes},
-		{"MaxToolCalls", &l.MaxToolCalls, d.MaxToolCalls},
-		{"MaxConcurrentToolCalls", &l.MaxConcurrentToolCalls, d.MaxConcurrentToolCalls},
-		{"MaxErrorMessageBytes", &l.MaxErrorMessageBytes, d.MaxErrorMessageBytes},
-		{"MaxNestingDepth", &l.MaxNestingDepth, d.MaxNestingDepth},
+		{"MemoryBytes", &l.MemoryBytes, d.MemoryBytes, m.MemoryBytes},
+		{"StackBytes", &l.StackBytes, d.StackBytes, m.StackBytes},
+		{"MaxSourceBytes", &l.MaxSourceBytes, d.MaxSourceBytes, m.MaxSourceBytes},
+		{"MaxResultBytes", &l.MaxResultBytes, d.MaxResultBytes, m.MaxResultBytes},
+		{"MaxConsoleBytes", &l.MaxConsoleBytes, d.MaxConsoleBytes, m.MaxConsoleBytes},
+		{"MaxToolInputBytes", &l.MaxToolInputBytes, d.MaxToolInputBytes, m.MaxToolInputBytes},
+		{"MaxToolOutputBytes", &l.MaxToolOutputBytes, d.MaxToolOutputBytes, m.MaxToolOutputBytes},
+		{"MaxToolCalls", &l.MaxToolCalls, d.MaxToolCalls, m.MaxToolCalls},
+		{"MaxConcurrentToolCalls", &l.MaxConcurrentToolCalls, d.MaxConcurrentToolCalls, m.MaxConcurrentToolCalls},
+		{"MaxErrorMessageBytes", &l.MaxErrorMessageBytes, d.MaxErrorMessageBytes, m.MaxErrorMessageBytes},
+		{"MaxNestingDepth", &l.MaxNestingDepth, d.MaxNestingDepth, m.MaxNestingDepth},
 	} {
 		switch {
 		case *f.v < 0:
 			return l, negativeLimit(f.name, int64(*f.v))
 		case *f.v == 0:
 			*f.v = f.def
+		case *f.v > f.max:
+			*f.v = f.max
 		}
 	}
 	return l, nil

@@ -22,7 +22,9 @@ import (
 // than their depth); a statement end
 // (`;`, a line break where one would be inserted, the end of a block), a
 // comma that separates items of a list and the start of a case clause start
-// the count again. The estimate is high for long flat chains (a + b + ... is
+// the count again. A decorator (`@d`) is part of the class or member it
+// decorates and nests nothing; a decorator starting a line starts a new
+// count, as a statement does. The estimate is high for long flat chains (a + b + ... is
 // counted although the parser handles it in a loop), which the default limit
 // leaves plenty of room for. A program crafted to fool the estimate can
 // still make the transform expensive; the transform runs in the worker
@@ -94,6 +96,7 @@ type scanner struct {
 	pendingFn     bool   // the next ( holds function parameters
 	pendingClass  bool   // the next { opens a class body
 	declStatement bool   // the function or class being read started a statement
+	decorated     bool   // decorators that started a statement were read since
 }
 
 // nestingDepth returns the estimated nesting depth of src and the offset
@@ -209,7 +212,7 @@ func (s *scanner) beforeToken(word string, c byte) {
 		}
 	}
 	if s.newline && s.prevExpr {
-		starts := word != "" && !continuingWords[word] || c == '"' || c == '\'' || c == '!' || c == '~' ||
+		starts := word != "" && !continuingWords[word] || c == '"' || c == '\'' || c == '!' || c == '~' || c == '@' ||
 			c >= '0' && c <= '9' || c == '+' && s.peek(1) == '+' || c == '-' && s.peek(1) == '-'
 		if starts {
 			s.top().chain = 0
@@ -292,7 +295,15 @@ func (s *scanner) word(w string) {
 		s.declStatement = stmt || s.prevKeyword == "async" || s.prevKeyword == "export" || s.prevKeyword == "default"
 	case "class":
 		s.pendingClass = true
-		s.declStatement = stmt || s.prevKeyword == "export" || s.prevKeyword == "default"
+		s.declStatement = stmt || s.decorated || s.prevKeyword == "export" || s.prevKeyword == "default"
+		if s.decorated {
+			// The decorators are part of the declaration, not a chain
+			// that nests it.
+			s.top().chain = 0
+		}
+	}
+	if w != "export" && w != "default" {
+		s.decorated = false
 	}
 	if chainWords[w] || otherWords[w] || w == "async" {
 		s.prevExpr, s.prevKeyword = false, w
@@ -452,6 +463,13 @@ func (s *scanner) punct(c byte) {
 			t.chain++
 		}
 		s.prevExpr, s.prevKeyword, s.stmtStart = false, "", false
+		return
+	case '@':
+		// A decorator: its expression is part of what it decorates (a
+		// class or a class member), which it does not nest.
+		s.i++
+		s.decorated = s.decorated || s.stmtStart
+		s.prevExpr, s.prevKeyword = false, ""
 		return
 	case '/':
 		if s.regexAllowed() && s.regex() {

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 )
 
@@ -57,4 +58,62 @@ func newControl() (worker, host *os.File, err error) {
 		return nil, nil, os.NewSyscallError("setnonblock", err)
 	}
 	return os.NewFile(uintptr(fds[0]), "control"), os.NewFile(uintptr(fds[1]), "control"), nil
+}
+
+// alive reports whether the worker process is still there: its end of the
+// control socket is open. Without a control socket it is taken to be.
+func (w *worker) alive() bool {
+	if w.ctrl == nil {
+		return true
+	}
+	rc, err := w.ctrl.SyscallConn()
+	if err != nil {
+		return false
+	}
+	gone := false
+	err = rc.Read(func(fd uintptr) bool {
+		var b [1]byte
+		n, _, rerr := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		gone = n == 0 && rerr == nil || rerr != nil && rerr != syscall.EAGAIN && rerr != syscall.EINTR
+		return true
+	})
+	return err == nil && !gone
+}
+
+// closeInheritedFiles closes the file descriptors this process inherited
+// beyond standard input, output and error and the keep descriptors after
+// them: a descriptor the host opened without close-on-exec reaches a worker
+// otherwise. Every descriptor a Go program opens itself is close-on-exec, so
+// one without that flag was inherited.
+func closeInheritedFiles(keep int) {
+	first := 3 + keep
+	var fds []int
+	for _, dir := range []string{"/proc/self/fd", "/dev/fd"} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= first {
+				fds = append(fds, fd)
+			}
+		}
+		break
+	}
+	if fds == nil {
+		var lim syscall.Rlimit
+		n := uint64(1024)
+		if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
+			n = min(lim.Cur, 1<<16)
+		}
+		for fd := first; fd < int(n); fd++ {
+			fds = append(fds, fd)
+		}
+	}
+	for _, fd := range fds {
+		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
+			_ = syscall.Close(fd)
+		}
+	}
 }

@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +18,9 @@ import (
 const (
 	workerEnv      = "AISDKGO_SANDBOX_WORKER"
 	workerEnvValue = "1"
+	// workerFilesEnv tells a worker how many descriptors after standard
+	// error the host passed it.
+	workerFilesEnv = "AISDKGO_SANDBOX_FILES"
 )
 
 // workerGoMemory is the soft limit of the Go heap of a worker process. The
@@ -50,6 +55,9 @@ func init() {
 	if os.Getenv(workerEnv) != workerEnvValue {
 		return
 	}
+	keep, _ := strconv.Atoi(os.Getenv(workerFilesEnv))
+	closeInheritedFiles(min(max(keep, 0), 2))
+	_ = os.Unsetenv(workerFilesEnv)
 	os.Exit(serveWorker(os.Stdin, os.Stdout))
 }
 
@@ -143,6 +151,8 @@ type workerRun struct {
 	limits   Limits
 	deadline time.Time
 	hasTools bool
+	// maxFrame bounds the frames the host accepts for the run.
+	maxFrame int
 
 	stopped atomic.Bool
 	mu      sync.Mutex
@@ -217,7 +227,7 @@ func decodeRun(id uint64, d *decoder) *workerRun {
 	run.deadline = time.Now().Add(remaining)
 	l := &run.limits
 	for _, p := range []*int{&l.MemoryBytes, &l.StackBytes, &l.MaxResultBytes, &l.MaxToolInputBytes,
-		&l.MaxConsoleBytes, &l.MaxToolCalls, &l.MaxConcurrentToolCalls, &l.MaxErrorMessageBytes, &l.MaxNestingDepth} {
+		&l.MaxConsoleBytes, &l.MaxToolCalls, &l.MaxConcurrentToolCalls, &l.MaxErrorMessageBytes, &l.MaxNestingDepth, &run.maxFrame} {
 		*p = d.int()
 	}
 	flags := d.uint()
@@ -246,7 +256,11 @@ func (c *workerConn) serve(s *session, run *workerRun) {
 			c.sendDone(run.id, report{kind: reportError, err: serr})
 			return
 		}
-		c.write(newFrame(frameTransformed).uint(run.id).str(t.script).int(t.shift).int(depth))
+		// The host caches the transformed program; one too large for a
+		// frame is not cached.
+		if len(t.script)+64 <= run.maxFrame {
+			c.write(newFrame(frameTransformed).uint(run.id).str(t.script).int(t.shift).int(depth))
+		}
 	}
 	if run.stopped.Load() || !time.Now().Before(run.deadline) {
 		c.sendDone(run.id, report{kind: reportInterrupted})
@@ -313,6 +327,15 @@ func (c *workerConn) sendDone(id uint64, rep report) {
 		e.str(string(b))
 	case reportBridge:
 		e.int(rep.bridgeID)
+	}
+	if run := c.cur.Load(); run != nil && len(e.b)-5 > run.maxFrame {
+		// More than the host accepts, which would end the run as a
+		// protocol error: the limits keep reports smaller.
+		n := len(e.b) - 5
+		e = newFrame(frameDone).uint(id).uint(reportError)
+		b, _ := json.Marshal(wireError{Code: CodeError, Name: defaultName(CodeError),
+			Message: fmt.Sprintf("The report of the run is %d bytes, more than the %d bytes a report may have.", n, run.maxFrame)})
+		e.str(string(b))
 	}
 	c.write(e)
 }
