@@ -209,33 +209,81 @@ func (r *Response) mediaType() string {
 // accept (neither retryable), and with ctx's cause when ctx ends.
 func (r *Response) Events(ctx context.Context, rd sse.Reader) iter.Seq2[sse.Event, error] {
 	return func(yield func(sse.Event, error) bool) {
-		body := r.HTTP.Body
-		defer body.Close()
-		stop := context.AfterFunc(ctx, func() { body.Close() })
-		defer stop()
-		head := &headRecorder{r: body}
-		events := 0
-		for ev, err := range rd.Events(head) {
-			if err != nil {
-				yield(sse.Event{}, r.streamError(ctx, err, rd))
+		s := r.EventStream(ctx, rd)
+		defer s.Stop()
+		for {
+			ev, err, ok := s.Next()
+			if !ok || !yield(ev, err) || err != nil {
 				return
 			}
-			if ev.Data == "[DONE]" || (ev.Partial && !json.Valid([]byte(ev.Data))) {
-				continue
-			}
-			events++
-			if !yield(ev, nil) {
-				return
-			}
-		}
-		if ctx.Err() != nil {
-			yield(sse.Event{}, context.Cause(ctx))
-			return
-		}
-		if events == 0 {
-			yield(sse.Event{}, r.noEvents(head.buf))
 		}
 	}
+}
+
+// EventStream reads the events of a response one at a time on the
+// caller's goroutine; see [Response.EventStream].
+type EventStream struct {
+	r      *Response
+	ctx    context.Context
+	rd     sse.Reader
+	dec    *sse.Decoder
+	head   *headRecorder
+	events int
+	// unwatch stops closing the body when ctx ends.
+	unwatch func() bool
+	done    bool
+}
+
+// EventStream returns the events of the response body with the rules of
+// [Response.Events], pulled with [EventStream.Next]. No goroutine reads
+// ahead: an EventStream that is dropped without Stop holds nothing but the
+// body, which is closed when ctx ends.
+func (r *Response) EventStream(ctx context.Context, rd sse.Reader) *EventStream {
+	body := r.HTTP.Body
+	head := &headRecorder{r: body}
+	return &EventStream{
+		r: r, ctx: ctx, rd: rd, head: head,
+		dec:     rd.NewDecoder(head),
+		unwatch: context.AfterFunc(ctx, func() { body.Close() }),
+	}
+}
+
+// Next returns the next event, or an error that ends the stream; ok is
+// false once the stream has ended. The body is closed when the stream ends.
+func (s *EventStream) Next() (ev sse.Event, err error, ok bool) {
+	for !s.done {
+		ev, err := s.dec.Next()
+		switch {
+		case err == io.EOF:
+			s.Stop()
+			if s.ctx.Err() != nil {
+				return sse.Event{}, context.Cause(s.ctx), true
+			}
+			if s.events == 0 {
+				return sse.Event{}, s.r.noEvents(s.head.buf), true
+			}
+			return sse.Event{}, nil, false
+		case err != nil:
+			s.Stop()
+			return sse.Event{}, s.r.streamError(s.ctx, err, s.rd), true
+		case ev.Data == "[DONE]" || (ev.Partial && !json.Valid([]byte(ev.Data))):
+			continue
+		}
+		s.events++
+		return ev, nil, true
+	}
+	return sse.Event{}, nil, false
+}
+
+// Stop ends the stream and closes the body. It may be called more than
+// once.
+func (s *EventStream) Stop() {
+	if s.done {
+		return
+	}
+	s.done = true
+	s.unwatch()
+	s.r.HTTP.Body.Close()
 }
 
 // streamError turns an error reading the stream into the error that ends
