@@ -186,6 +186,10 @@ func (r *Response) ReadJSON(ctx context.Context, v any) ([]byte, error) {
 		return nil, r.Fail(msg, false, data, nil)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
+		if invalid, ok := errors.AsType[*provider.InvalidResponseDataError](err); ok {
+			// A value the response type refuses.
+			return data, r.Fail("invalid response: "+invalid.Message, false, data, &provider.InvalidResponseDataError{Data: data, Message: invalid.Message})
+		}
 		invalid := &provider.InvalidResponseDataError{Data: data, Message: err.Error()}
 		msg := "the response body is not valid JSON: " + err.Error()
 		if ct := r.mediaType(); ct != "" && ct != "application/json" && !strings.HasSuffix(ct, "+json") {
@@ -371,4 +375,24 @@ func snippet(data []byte) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// Vector is a JSON array of numbers in a response, such as an embedding.
+// A null, for the array or for one of its numbers, fails decoding with a
+// *provider.InvalidResponseDataError (which [Response.ReadJSON] reports as
+// such) instead of becoming nil or 0.
+type Vector []float64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (v *Vector) UnmarshalJSON(data []byte) error {
+	// An array of numbers holds no letter n but in a null.
+	if bytes.Contains(data, []byte("null")) {
+		return &provider.InvalidResponseDataError{Data: data, Message: "a vector holds null where a number belongs"}
+	}
+	var f []float64
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	*v = f
+	return nil
 }
