@@ -46,3 +46,17 @@ func TestStreamReportsResponseMetadata(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyInstructionMessageIsSent checks the rule for an empty system
+// prompt: an empty Instructions string is "not set", while an instruction
+// message with empty content is sent, as the reference sends system: "".
+func TestEmptyInstructionMessageIsSent(t *testing.T) {
+	m := aitest.NewModel(aitest.Response{Content: []provider.Content{aitest.Text("ok")}})
+	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{Model: m, Prompt: "Hi",
+		InstructionMessages: []ai.SystemMessage{{Content: ""}}})
+	require.NoError(t, err)
+	calls := m.Calls()
+	require.Len(t, calls, 1)
+	require.Len(t, calls[0].Prompt, 2)
+	assert.Equal(t, provider.SystemMessage{Content: ""}, calls[0].Prompt[0])
+}
