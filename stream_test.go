@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -392,22 +391,31 @@ func TestStreamAccessorsWithoutReading(t *testing.T) {
 }
 
 func TestStreamToolsFinishInCompletionOrder(t *testing.T) {
-	delay := ai.NewTool(ai.ToolDef[struct {
-		Ms int `json:"ms"`
-	}, int]{
+	// Call a finishes only once the reader has seen b's result: the order
+	// comes from events, not from durations.
+	bSeen := make(chan struct{})
+	wait := ai.NewTool(ai.ToolDef[struct {
+		Wait bool `json:"wait"`
+	}, bool]{
 		Execute: func(ctx context.Context, in struct {
-			Ms int `json:"ms"`
-		}, _ ai.ToolExecutionOptions) (int, error) {
-			time.Sleep(time.Duration(in.Ms) * time.Millisecond)
-			return in.Ms, nil
+			Wait bool `json:"wait"`
+		}, _ ai.ToolExecutionOptions) (bool, error) {
+			if in.Wait {
+				select {
+				case <-bSeen:
+				case <-ctx.Done():
+					return false, ctx.Err()
+				}
+			}
+			return in.Wait, nil
 		},
 	})
 	res, err := ai.StreamText(context.Background(), ai.StreamTextOptions{
 		Model: aitest.NewModel(chunks(
-			provider.ToolCall{ToolCallID: "a", ToolName: "d", Input: `{"ms":80}`},
-			provider.ToolCall{ToolCallID: "b", ToolName: "d", Input: `{"ms":1}`},
+			provider.ToolCall{ToolCallID: "a", ToolName: "d", Input: `{"wait":true}`},
+			provider.ToolCall{ToolCallID: "b", ToolName: "d", Input: `{"wait":false}`},
 			finish(provider.FinishToolCalls))),
-		Tools: ai.Tools{{Name: "d", Tool: delay}}, Prompt: "go",
+		Tools: ai.Tools{{Name: "d", Tool: wait}}, Prompt: "go",
 	})
 	require.NoError(t, err)
 	var order []string
@@ -415,6 +423,9 @@ func TestStreamToolsFinishInCompletionOrder(t *testing.T) {
 		require.NoError(t, err)
 		if r, ok := p.(ai.ToolResult); ok {
 			order = append(order, r.ToolCallID)
+			if r.ToolCallID == "b" {
+				close(bSeen)
+			}
 		}
 	}
 	assert.Equal(t, []string{"b", "a"}, order)

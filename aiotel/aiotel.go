@@ -5,7 +5,7 @@
 // AI SDK's OpenTelemetry integration names them:
 //
 //	invoke_agent <model>        a GenerateText or StreamText call
-//	  step <n>                  one step, from 1
+//	  step <n>                  one step, counted from 0 like ai.step.number
 //	    chat <model>            the model call (retries are "ai.retry" events)
 //	    execute_tool <tool>     a tool call; code mode's nested calls are its children
 //
@@ -150,7 +150,7 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 
 // StartStep implements [ai.Observer].
 func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Context, func(ai.StepOutcome)) {
-	ctx, span := o.tracer.Start(ctx, "step "+strconv.Itoa(s.StepNumber+1), trace.WithSpanKind(trace.SpanKindInternal),
+	ctx, span := o.tracer.Start(ctx, "step "+strconv.Itoa(s.StepNumber), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("agent_step")))
 	if !span.IsRecording() {
 		return ctx, func(ai.StepOutcome) { span.End() }

@@ -177,14 +177,14 @@ func TestToolSearchRun(t *testing.T) {
 
 			assert.Equal(t, `request
   invoke_agent scripted
-    step 1
+    step 0
       chat scripted
       execute_tool search
-    step 2
+    step 1
       chat scripted
       execute_tool getForecast
         forecast.lookup
-    step 3
+    step 2
       chat scripted
 `, rec.tree())
 			for _, s := range rec.sr.Ended() {
@@ -209,7 +209,7 @@ func TestToolSearchRun(t *testing.T) {
 			assert.Equal(t, int64(12), attr(t, root, "gen_ai.usage.cache_read.input_tokens").AsInt64())
 			assert.Equal(t, []string{"stop"}, attr(t, root, "gen_ai.response.finish_reasons").AsStringSlice())
 
-			steps := []sdktrace.ReadOnlySpan{rec.span(t, "step 1"), rec.span(t, "step 2"), rec.span(t, "step 3")}
+			steps := []sdktrace.ReadOnlySpan{rec.span(t, "step 0"), rec.span(t, "step 1"), rec.span(t, "step 2")}
 			for i, s := range steps {
 				assert.Equal(t, "agent_step", attr(t, s, "gen_ai.operation.name").AsString())
 				assert.Equal(t, int64(i), attr(t, s, "ai.step.number").AsInt64())
@@ -266,10 +266,10 @@ func TestFailedTool(t *testing.T) {
 			})
 			require.NoError(t, err)
 			assert.Equal(t, `invoke_agent scripted
-  step 1
+  step 0
     chat scripted
     execute_tool lookup [error]
-  step 2
+  step 1
     chat scripted
 `, rec.tree())
 			tool := rec.span(t, "execute_tool lookup")
@@ -298,7 +298,7 @@ func TestRetriedModelCall(t *testing.T) {
 			res, err := generate(context.Background(), stream, ai.GenerateTextOptions{Model: model, Prompt: "hi", Observer: rec.observer(aiotel.Options{})})
 			require.NoError(t, err)
 			assert.Equal(t, "Hello.", res.Text)
-			assert.Equal(t, "invoke_agent scripted\n  step 1\n    chat scripted\n", rec.tree())
+			assert.Equal(t, "invoke_agent scripted\n  step 0\n    chat scripted\n", rec.tree())
 			chat := rec.span(t, "chat scripted")
 			require.Len(t, chat.Events(), 1)
 			ev := chat.Events()[0]
@@ -320,7 +320,7 @@ func TestFailedModelCall(t *testing.T) {
 	model := aitest.NewModel(aitest.Response{Err: denied})
 	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{Model: model, Prompt: "hi", Observer: rec.observer(aiotel.Options{})})
 	require.Error(t, err)
-	assert.Equal(t, "invoke_agent scripted [error]\n  step 1 [error]\n    chat scripted [error]\n", rec.tree())
+	assert.Equal(t, "invoke_agent scripted [error]\n  step 0 [error]\n    chat scripted [error]\n", rec.tree())
 	chat := rec.span(t, "chat scripted")
 	assert.Equal(t, int64(401), attr(t, chat, "http.response.status_code").AsInt64())
 	assert.Equal(t, denied.Error(), chat.Status().Description)
@@ -352,12 +352,12 @@ func TestCodeModeNestedCalls(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, res.Steps, 2)
 		assert.Equal(t, `invoke_agent scripted
-  step 1
+  step 0
     chat scripted
     execute_tool code
       execute_tool first
       execute_tool second
-  step 2
+  step 1
     chat scripted
 `, rec.tree())
 		assert.Equal(t, "c1:tool-1", attr(t, rec.span(t, "execute_tool first"), "gen_ai.tool.call.id").AsString())
@@ -410,7 +410,7 @@ func TestCancelledStream(t *testing.T) {
 		require.ErrorIs(t, err, context.Canceled)
 		assert.Equal(t, len(rec.sr.Started()), len(rec.sr.Ended()), "every started span ended")
 		assert.Equal(t, `invoke_agent scripted [error]
-  step 1 [error]
+  step 0 [error]
     chat scripted
     execute_tool slow [error]
 `, rec.tree())
@@ -434,7 +434,7 @@ func TestCancelledStream(t *testing.T) {
 		_, err = res.Wait()
 		require.ErrorIs(t, err, ai.ErrStreamStopped)
 		assert.Equal(t, len(rec.sr.Started()), len(rec.sr.Ended()), "every started span ended")
-		assert.Equal(t, "invoke_agent scripted [error]\n  step 1 [error]\n    chat scripted [error]\n", rec.tree())
+		assert.Equal(t, "invoke_agent scripted [error]\n  step 0 [error]\n    chat scripted [error]\n", rec.tree())
 	})
 }
 

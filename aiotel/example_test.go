@@ -33,6 +33,6 @@ func ExampleNewObserver() {
 	}
 	// Output:
 	// chat scripted
-	// step 1
+	// step 0
 	// invoke_agent scripted
 }

@@ -112,7 +112,7 @@ func TestOTLPHTTPExport(t *testing.T) {
 	assert.Equal(t, "getForecast", name)
 	step := byID[string(tool.ParentSpanId)]
 	require.NotNil(t, step)
-	assert.Equal(t, "step 2", step.Name)
+	assert.Equal(t, "step 1", step.Name)
 	assert.Equal(t, root.SpanId, step.ParentSpanId)
 	assert.Equal(t, tracepb.Span_SPAN_KIND_CLIENT, byName["chat scripted"][0].Kind)
 	lookup := byName["forecast.lookup"]

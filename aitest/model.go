@@ -32,7 +32,9 @@ type Response struct {
 	FinishReason provider.FinishReason
 	Usage        provider.Usage
 	Warnings     []provider.Warning
-	// Response is the response metadata to report.
+	// Response is the response metadata to report. A stream reports its id,
+	// model and timestamp in a response-metadata part before the chunks
+	// (unless Chunks hold one) and its headers with the stream.
 	Response *provider.ResponseInfo
 	// Chunks, when set, are the parts of a streaming response.
 	Chunks []provider.StreamPart
@@ -169,7 +171,29 @@ func (m *Model) Stream(ctx context.Context, opts *provider.CallOptions) (*provid
 	if chunks == nil {
 		chunks = Chunks(r)
 	}
-	return &provider.StreamResult{Stream: Parts(ctx, chunks...)}, nil
+	if meta, ok := responseMetadata(r.Response); ok && !hasMetadata(chunks) {
+		chunks = append([]provider.StreamPart{meta}, chunks...)
+	}
+	return &provider.StreamResult{Stream: Parts(ctx, chunks...), Response: r.Response}, nil
+}
+
+// responseMetadata returns the stream part that reports info's id, model
+// and timestamp, when it has any of them.
+func responseMetadata(info *provider.ResponseInfo) (provider.ResponseMetadata, bool) {
+	if info == nil || info.ID == "" && info.ModelID == "" && info.Timestamp.IsZero() {
+		return provider.ResponseMetadata{}, false
+	}
+	return provider.ResponseMetadata{ID: info.ID, ModelID: info.ModelID, Timestamp: info.Timestamp}, true
+}
+
+// hasMetadata reports whether parts hold a response-metadata part.
+func hasMetadata(parts []provider.StreamPart) bool {
+	for _, p := range parts {
+		if _, ok := p.(provider.ResponseMetadata); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func finishOf(r Response) provider.FinishReason {

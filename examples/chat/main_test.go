@@ -43,13 +43,9 @@ func TestBrowserChat(t *testing.T) {
 	web := webDir(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Fatal("node is needed to drive the browser (playwright-core); .ci/run installs the page's packages with npm")
+		t.Skip("no node on PATH: it drives the browser (playwright-core) and builds the page")
 	}
-	for _, need := range []string{"dist/index.html", "node_modules/playwright-core/package.json"} {
-		if _, err := os.Stat(filepath.Join(web, need)); err != nil {
-			t.Fatalf("the page is not built (%s is missing): run .ci/run, or: cd examples/chat/web && npm ci && npm run build", need)
-		}
-	}
+	preparePage(t, web)
 
 	srv := NewServer(scriptedModel(5*time.Millisecond), filepath.Join(web, "dist"), []byte("browser test secret"))
 	ts := httptest.NewServer(srv) // on 127.0.0.1
@@ -305,4 +301,70 @@ func postForgedApproval(t *testing.T, url string) response {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return response{resp.StatusCode, string(b)}
+}
+
+// preparePage installs the page's npm packages when they are missing and
+// builds the page when dist is missing or older than its sources, so that
+// the test does not depend on an earlier setup step. Without npm, or when
+// the packages cannot be installed (no registry), the test is skipped; a
+// page that does not build fails it.
+func preparePage(t *testing.T, web string) {
+	t.Helper()
+	npm, err := exec.LookPath("npm")
+	needInstall := !exists(filepath.Join(web, "node_modules", "playwright-core", "package.json")) ||
+		!exists(filepath.Join(web, "node_modules", ".bin", "vite"))
+	needBuild := pageStale(web)
+	if !needInstall && !needBuild {
+		return
+	}
+	if err != nil {
+		t.Skipf("the page is not built and there is no npm to build it (cd %s && npm ci && npm run build)", web)
+	}
+	unlock := lockPage(t, web)
+	defer unlock()
+	run := func(args ...string) ([]byte, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, npm, args...)
+		cmd.Dir = web
+		return cmd.CombinedOutput()
+	}
+	// Another test binary may have done the work while this one waited.
+	if needInstall && !exists(filepath.Join(web, "node_modules", ".bin", "vite")) {
+		if out, err := run("ci", "--no-audit", "--no-fund"); err != nil {
+			t.Skipf("the page's npm packages could not be installed (%v): %s", err, out)
+		}
+	}
+	if pageStale(web) {
+		if out, err := run("run", "build"); err != nil {
+			t.Fatalf("the page does not build: %v\n%s", err, out)
+		}
+	}
+}
+
+// pageStale reports whether web/dist is missing or older than a source
+// of the page.
+func pageStale(web string) bool {
+	built, err := os.Stat(filepath.Join(web, "dist", "index.html"))
+	if err != nil {
+		return true
+	}
+	stale := false
+	for _, src := range []string{"src", "index.html", "package.json", "package-lock.json", "vite.config.mjs"} {
+		_ = filepath.WalkDir(filepath.Join(web, src), func(_ string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && info.ModTime().After(built.ModTime()) {
+				stale = true
+			}
+			return nil
+		})
+	}
+	return stale
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -21,9 +21,9 @@ func TestTree(t *testing.T) {
 		}
 		want := []string{
 			"invoke_agent scripted",
-			"  step 1", "    chat scripted", "    execute_tool search",
-			"  step 2", "    chat scripted", "    execute_tool getForecast", "      GET /forecast",
-			"  step 3", "    chat scripted",
+			"  step 0", "    chat scripted", "    execute_tool search",
+			"  step 1", "    chat scripted", "    execute_tool getForecast", "      GET /forecast",
+			"  step 2", "    chat scripted",
 		}
 		if strings.Join(names, "\n") != strings.Join(want, "\n") {
 			t.Errorf("stream=%v: span tree\n%s\nwant\n%s\n\n%s", stream, strings.Join(names, "\n"), strings.Join(want, "\n"), out.String())

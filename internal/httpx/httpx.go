@@ -186,6 +186,10 @@ func (r *Response) ReadJSON(ctx context.Context, v any) ([]byte, error) {
 		return nil, r.Fail(msg, false, data, nil)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
+		if invalid, ok := errors.AsType[*provider.InvalidResponseDataError](err); ok {
+			// A value the response type refuses.
+			return data, r.Fail("invalid response: "+invalid.Message, false, data, &provider.InvalidResponseDataError{Data: data, Message: invalid.Message})
+		}
 		invalid := &provider.InvalidResponseDataError{Data: data, Message: err.Error()}
 		msg := "the response body is not valid JSON: " + err.Error()
 		if ct := r.mediaType(); ct != "" && ct != "application/json" && !strings.HasSuffix(ct, "+json") {
@@ -209,33 +213,81 @@ func (r *Response) mediaType() string {
 // accept (neither retryable), and with ctx's cause when ctx ends.
 func (r *Response) Events(ctx context.Context, rd sse.Reader) iter.Seq2[sse.Event, error] {
 	return func(yield func(sse.Event, error) bool) {
-		body := r.HTTP.Body
-		defer body.Close()
-		stop := context.AfterFunc(ctx, func() { body.Close() })
-		defer stop()
-		head := &headRecorder{r: body}
-		events := 0
-		for ev, err := range rd.Events(head) {
-			if err != nil {
-				yield(sse.Event{}, r.streamError(ctx, err, rd))
+		s := r.EventStream(ctx, rd)
+		defer s.Stop()
+		for {
+			ev, err, ok := s.Next()
+			if !ok || !yield(ev, err) || err != nil {
 				return
 			}
-			if ev.Data == "[DONE]" || (ev.Partial && !json.Valid([]byte(ev.Data))) {
-				continue
-			}
-			events++
-			if !yield(ev, nil) {
-				return
-			}
-		}
-		if ctx.Err() != nil {
-			yield(sse.Event{}, context.Cause(ctx))
-			return
-		}
-		if events == 0 {
-			yield(sse.Event{}, r.noEvents(head.buf))
 		}
 	}
+}
+
+// EventStream reads the events of a response one at a time on the
+// caller's goroutine; see [Response.EventStream].
+type EventStream struct {
+	r      *Response
+	ctx    context.Context
+	rd     sse.Reader
+	dec    *sse.Decoder
+	head   *headRecorder
+	events int
+	// unwatch stops closing the body when ctx ends.
+	unwatch func() bool
+	done    bool
+}
+
+// EventStream returns the events of the response body with the rules of
+// [Response.Events], pulled with [EventStream.Next]. No goroutine reads
+// ahead: an EventStream that is dropped without Stop holds nothing but the
+// body, which is closed when ctx ends.
+func (r *Response) EventStream(ctx context.Context, rd sse.Reader) *EventStream {
+	body := r.HTTP.Body
+	head := &headRecorder{r: body}
+	return &EventStream{
+		r: r, ctx: ctx, rd: rd, head: head,
+		dec:     rd.NewDecoder(head),
+		unwatch: context.AfterFunc(ctx, func() { body.Close() }),
+	}
+}
+
+// Next returns the next event, or an error that ends the stream; ok is
+// false once the stream has ended. The body is closed when the stream ends.
+func (s *EventStream) Next() (ev sse.Event, err error, ok bool) {
+	for !s.done {
+		ev, err := s.dec.Next()
+		switch {
+		case err == io.EOF:
+			s.Stop()
+			if s.ctx.Err() != nil {
+				return sse.Event{}, context.Cause(s.ctx), true
+			}
+			if s.events == 0 {
+				return sse.Event{}, s.r.noEvents(s.head.buf), true
+			}
+			return sse.Event{}, nil, false
+		case err != nil:
+			s.Stop()
+			return sse.Event{}, s.r.streamError(s.ctx, err, s.rd), true
+		case ev.Data == "[DONE]" || (ev.Partial && !json.Valid([]byte(ev.Data))):
+			continue
+		}
+		s.events++
+		return ev, nil, true
+	}
+	return sse.Event{}, nil, false
+}
+
+// Stop ends the stream and closes the body. It may be called more than
+// once.
+func (s *EventStream) Stop() {
+	if s.done {
+		return
+	}
+	s.done = true
+	s.unwatch()
+	s.r.HTTP.Body.Close()
 }
 
 // streamError turns an error reading the stream into the error that ends
@@ -323,4 +375,24 @@ func snippet(data []byte) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// Vector is a JSON array of numbers in a response, such as an embedding.
+// A null, for the array or for one of its numbers, fails decoding with a
+// *provider.InvalidResponseDataError (which [Response.ReadJSON] reports as
+// such) instead of becoming nil or 0.
+type Vector []float64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (v *Vector) UnmarshalJSON(data []byte) error {
+	// An array of numbers holds no letter n but in a null.
+	if bytes.Contains(data, []byte("null")) {
+		return &provider.InvalidResponseDataError{Data: data, Message: "a vector holds null where a number belongs"}
+	}
+	var f []float64
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	*v = f
+	return nil
 }

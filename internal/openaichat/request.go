@@ -176,6 +176,9 @@ func (m *Model) prepare(opts *provider.CallOptions, stream bool) (*preparedCall,
 					return nil, err
 				}
 				warnings = append(warnings, schemaWarnings...)
+				if w := StrictWarning(schema); strict && w != nil {
+					warnings = append(warnings, *w)
+				}
 			}
 			js := map[string]any{"schema": schema, "strict": strict, "name": name}
 			if rf.Description != "" {

@@ -2,6 +2,9 @@ package openaichat
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -125,4 +128,59 @@ func hasLookaround(p string) bool {
 		}
 	}
 	return false
+}
+
+// StrictWarning returns a warning when schema cannot be used in OpenAI's
+// strict mode as it is, because an object leaves some of its properties
+// out of "required" (as a Go struct's omitempty and pointer fields do):
+// strict mode requires every property, and the API rejects such a schema.
+// It returns nil for a schema that strict mode accepts in this respect.
+func StrictWarning(schema json.RawMessage) *provider.Warning {
+	var v any
+	if json.Unmarshal(schema, &v) != nil {
+		return nil
+	}
+	var optional []string
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch v := v.(type) {
+		case map[string]any:
+			props, _ := v["properties"].(map[string]any)
+			required := map[string]bool{}
+			if list, ok := v["required"].([]any); ok {
+				for _, r := range list {
+					if s, ok := r.(string); ok {
+						required[s] = true
+					}
+				}
+			}
+			for _, name := range slices.Sorted(maps.Keys(props)) {
+				if !required[name] {
+					optional = append(optional, at+name)
+				}
+				walk(props[name], at+name+".")
+			}
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				switch k {
+				case "properties", "enum", "const", "default", "examples":
+				case "items":
+					walk(v[k], at+"[].")
+				default:
+					walk(v[k], at)
+				}
+			}
+		case []any:
+			for _, e := range v {
+				walk(e, at)
+			}
+		}
+	}
+	walk(v, "")
+	if len(optional) == 0 {
+		return nil
+	}
+	return &provider.Warning{Type: "compatibility", Feature: "strict JSON schema with optional properties",
+		Details: "OpenAI's strict mode requires every property of an object, but " + strings.Join(optional, ", ") +
+			" are not required (omitempty or pointer fields); the API may reject the schema. " +
+			"Make them required (nullable where they may be absent) or set the strictJsonSchema provider option to false."}
 }

@@ -37,8 +37,8 @@ type EventSource struct {
 // NewEventSource starts reading the events of resp with rd. The body is
 // closed when Stop is called, when ctx ends, or when the events run out.
 func NewEventSource(ctx context.Context, resp *httpx.Response, rd sse.Reader) *EventSource {
-	next, stop := iter.Pull2(resp.Events(ctx, rd))
-	return &EventSource{next: next, stop: stop}
+	es := resp.EventStream(ctx, rd)
+	return &EventSource{next: es.Next, stop: es.Stop}
 }
 
 // Peek reads events until keep returns false for one, buffering them for

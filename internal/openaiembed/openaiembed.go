@@ -83,8 +83,8 @@ type request struct {
 
 type response struct {
 	Data []struct {
-		Index     *int      `json:"index"`
-		Embedding []float64 `json:"embedding"`
+		Index     *int         `json:"index"`
+		Embedding httpx.Vector `json:"embedding"`
 	} `json:"data"`
 	Usage *struct {
 		PromptTokens *int `json:"prompt_tokens"`
@@ -178,6 +178,9 @@ func (m *model) Embed(ctx context.Context, opts *provider.EmbedCallOptions) (*pr
 		Response:         &provider.ResponseInfo{Headers: provider.Header(resp.HTTP.Header), Body: raw},
 	}
 	for i, d := range data {
+		if d.Embedding == nil {
+			return nil, resp.Fail("invalid response: an item has no embedding", false, raw, &provider.InvalidResponseDataError{Data: raw, Message: "an item has no embedding"})
+		}
 		res.Embeddings[i] = d.Embedding
 	}
 	if wire.Usage != nil && wire.Usage.PromptTokens != nil {
@@ -189,8 +192,8 @@ func (m *model) Embed(ctx context.Context, opts *provider.EmbedCallOptions) (*pr
 // ordered reports whether every item has an index and the indexes are
 // 0..n-1 in some order.
 func ordered(data []struct {
-	Index     *int      `json:"index"`
-	Embedding []float64 `json:"embedding"`
+	Index     *int         `json:"index"`
+	Embedding httpx.Vector `json:"embedding"`
 }) bool {
 	seen := make([]bool, len(data))
 	for _, d := range data {

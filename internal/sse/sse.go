@@ -75,97 +75,147 @@ func (rd Reader) limits() (maxLine, maxString int, maxElided int64) {
 // by a blank line is still dispatched, marked Partial. The sequence ends at
 // EOF or with the first read error.
 func (rd Reader) Events(r io.Reader) iter.Seq2[Event, error] {
-	maxLine, maxString, maxElided := rd.limits()
 	return func(yield func(Event, error) bool) {
-		br := bufio.NewReaderSize(r, min(32<<10, maxLine))
-		var ev Event
-		var data bytes.Buffer
-		hasData := false
-		first := true
-		dispatch := func(partial bool) bool {
-			if !hasData {
-				ev = Event{}
-				return true
-			}
-			ev.Data = data.String()
-			ev.Partial = partial
-			ok := yield(ev, nil)
-			ev = Event{}
-			data.Reset()
-			hasData = false
-			return ok
-		}
-		var long []byte
+		d := rd.NewDecoder(r)
 		for {
-			line, err := br.ReadSlice('\n')
-			if err == bufio.ErrBufferFull || long != nil {
-				long = append(long, line...)
-				complete := err != bufio.ErrBufferFull
-				if n := len(bytes.TrimRight(long, "\r\n")); n > maxLine || (!complete && len(long) > maxLine) {
-					if rd.Elide == nil || !rd.Elide(long[:maxLine]) {
-						yield(Event{}, ErrLineTooLong)
-						return
-					}
-					var keys []string
-					line, keys, err = readElided(br, long, complete, err, maxLine, maxString, maxElided)
-					long = nil
-					if err != nil && err != io.EOF {
-						yield(Event{}, err)
-						return
-					}
-					ev.Elided = append(ev.Elided, keys...)
-				} else if !complete {
-					continue
-				} else {
-					line, long = long, nil
-				}
-			}
-			if first {
-				line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
-				first = false
-			}
-			atEOF := err == io.EOF
-			if err != nil && !atEOF {
-				yield(Event{}, err)
+			ev, err := d.Next()
+			if err == io.EOF {
 				return
 			}
-			line = bytes.TrimSuffix(line, []byte("\n"))
-			line = bytes.TrimSuffix(line, []byte("\r"))
-			// A lone CR also ends a line; split on it.
-			for _, l := range bytes.Split(line, []byte("\r")) {
-				if len(l) == 0 {
-					if !atEOF || len(line) > 0 {
-						if !dispatch(false) {
-							return
-						}
-					}
-					continue
-				}
-				if l[0] == ':' {
-					continue
-				}
-				field, value, found := bytes.Cut(l, []byte(":"))
-				if found && len(value) > 0 && value[0] == ' ' {
-					value = value[1:]
-				}
-				switch string(field) {
-				case "data":
-					if hasData {
-						data.WriteByte('\n')
-					}
-					data.Write(value)
-					hasData = true
-				case "event":
-					ev.Event = string(value)
-				case "id":
-					ev.ID = string(value)
-				}
-			}
-			if atEOF {
-				dispatch(true)
+			if !yield(ev, err) || err != nil {
 				return
 			}
 		}
+	}
+}
+
+// Decoder reads the events of a stream one at a time, on the caller's
+// goroutine, with the rules of [Reader.Events].
+type Decoder struct {
+	maxLine, maxString int
+	maxElided          int64
+	elide              func([]byte) bool
+
+	br      *bufio.Reader
+	ev      Event
+	data    bytes.Buffer
+	hasData bool
+	first   bool
+	long    []byte
+	// ready holds the events dispatched but not yet returned.
+	ready []Event
+	// err ends the stream once ready is empty.
+	err error
+}
+
+// NewDecoder returns a decoder of the events of r.
+func (rd Reader) NewDecoder(r io.Reader) *Decoder {
+	maxLine, maxString, maxElided := rd.limits()
+	return &Decoder{
+		maxLine: maxLine, maxString: maxString, maxElided: maxElided, elide: rd.Elide,
+		br:    bufio.NewReaderSize(r, min(32<<10, maxLine)),
+		first: true,
+	}
+}
+
+// Next returns the next event. At the end of the stream it returns io.EOF;
+// a read error or an over-long line ends the stream with that error, which
+// every later call returns too.
+func (d *Decoder) Next() (Event, error) {
+	for len(d.ready) == 0 && d.err == nil {
+		d.readLine()
+	}
+	if len(d.ready) > 0 {
+		ev := d.ready[0]
+		d.ready[0] = Event{}
+		d.ready = d.ready[1:]
+		return ev, nil
+	}
+	return Event{}, d.err
+}
+
+// dispatch queues the event being built, if it has data.
+func (d *Decoder) dispatch(partial bool) {
+	if !d.hasData {
+		d.ev = Event{}
+		return
+	}
+	d.ev.Data = d.data.String()
+	d.ev.Partial = partial
+	d.ready = append(d.ready, d.ev)
+	d.ev = Event{}
+	d.data.Reset()
+	d.hasData = false
+}
+
+// readLine reads one line and processes its fields, setting d.err when
+// the stream ends.
+func (d *Decoder) readLine() {
+	line, err := d.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull || d.long != nil {
+		d.long = append(d.long, line...)
+		complete := err != bufio.ErrBufferFull
+		if n := len(bytes.TrimRight(d.long, "\r\n")); n > d.maxLine || (!complete && len(d.long) > d.maxLine) {
+			if d.elide == nil || !d.elide(d.long[:d.maxLine]) {
+				d.err = ErrLineTooLong
+				return
+			}
+			var keys []string
+			line, keys, err = readElided(d.br, d.long, complete, err, d.maxLine, d.maxString, d.maxElided)
+			d.long = nil
+			if err != nil && err != io.EOF {
+				d.err = err
+				return
+			}
+			d.ev.Elided = append(d.ev.Elided, keys...)
+		} else if !complete {
+			return
+		} else {
+			line, d.long = d.long, nil
+		}
+	}
+	if d.first {
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		d.first = false
+	}
+	atEOF := err == io.EOF
+	if err != nil && !atEOF {
+		d.err = err
+		return
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	// A lone CR also ends a line; split on it.
+	for _, l := range bytes.Split(line, []byte("\r")) {
+		if len(l) == 0 {
+			if !atEOF || len(line) > 0 {
+				d.dispatch(false)
+			}
+			continue
+		}
+		if l[0] == ':' {
+			continue
+		}
+		field, value, found := bytes.Cut(l, []byte(":"))
+		if found && len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		switch string(field) {
+		case "data":
+			if d.hasData {
+				d.data.WriteByte('\n')
+			}
+			d.data.Write(value)
+			d.hasData = true
+		case "event":
+			d.ev.Event = string(value)
+		case "id":
+			d.ev.ID = string(value)
+		}
+	}
+	if atEOF {
+		d.dispatch(true)
+		d.err = io.EOF
 	}
 }
 

@@ -156,13 +156,15 @@ func TestStreamErrorAfterOutput(t *testing.T) {
 	}
 	f := newFakeAPI(t, reply{sse: true, body: sseBody(t, events)})
 	parts := streamAll(t, testModel(t, f, "claude-sonnet-4-5"), &provider.CallOptions{})
-	assert.Equal(t, []string{"stream-start", "response-metadata", "text-start", "text-delta", "error", "finish"}, partTypes(parts))
+	// The open text block is closed before finish, as with every provider
+	// here (the reference leaves it open).
+	assert.Equal(t, []string{"stream-start", "response-metadata", "text-start", "text-delta", "error", "text-end", "finish"}, partTypes(parts))
 	var streamErr *StreamError
 	require.ErrorAs(t, parts[4].(provider.ErrorPart).Err, &streamErr)
 	assert.Equal(t, "overloaded_error", streamErr.Type)
 	assert.Equal(t, "Overloaded", streamErr.Message)
 	assert.True(t, streamErr.Retryable())
-	fin := parts[5].(provider.Finish)
+	fin := parts[6].(provider.Finish)
 	assert.Equal(t, provider.FinishError, fin.FinishReason.Unified)
 	assert.Equal(t, 10, *fin.Usage.InputTokens.Total)
 }
@@ -194,8 +196,8 @@ func TestStreamInvalidEvents(t *testing.T) {
 		"event: content_block_delta\ndata: " + `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ignored"}}` + "\n\n"
 	f := newFakeAPI(t, reply{sse: true, body: body})
 	parts := streamAll(t, testModel(t, f, "claude-sonnet-4-5"), &provider.CallOptions{})
-	assert.Equal(t, []string{"stream-start", "response-metadata", "error", "text-start", "text-delta", "error", "finish"}, partTypes(parts))
-	assert.Equal(t, provider.FinishError, parts[6].(provider.Finish).FinishReason.Unified)
+	assert.Equal(t, []string{"stream-start", "response-metadata", "error", "text-start", "text-delta", "error", "text-end", "finish"}, partTypes(parts))
+	assert.Equal(t, provider.FinishError, parts[7].(provider.Finish).FinishReason.Unified)
 	var invalid *provider.InvalidResponseDataError
 	require.ErrorAs(t, parts[2].(provider.ErrorPart).Err, &invalid)
 	require.ErrorAs(t, parts[5].(provider.ErrorPart).Err, &invalid)

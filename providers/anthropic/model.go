@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"iter"
 	"net/http"
 	"regexp"
 
@@ -142,7 +141,8 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 func (m *languageModel) readStream(ctx context.Context, req *request, r *httpx.Response, includeRaw bool) (*provider.StreamResult, error) {
 	url := m.p.messagesURL()
 	st := newStreamState(req, includeRaw, m.p.cfg.newID)
-	next, stop := iter.Pull2(r.Events(ctx, sse.Reader{}))
+	es := r.EventStream(ctx, sse.Reader{})
+	next, stop := es.Next, es.Stop
 
 	// Read up to the first output.
 	var pending []provider.StreamPart

@@ -3,6 +3,8 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -499,9 +501,23 @@ func (s *streamState) end() []provider.StreamPart {
 		reason = provider.FinishReason{Unified: provider.FinishError}
 	}
 	s.finished = true
-	return []provider.StreamPart{provider.Finish{
+	// A cut stream leaves blocks open: text and reasoning are closed as the
+	// other providers close them; an unfinished tool call is dropped.
+	var parts []provider.StreamPart
+	for _, index := range slices.Sorted(maps.Keys(s.blocks)) {
+		blk := s.blocks[index]
+		id := strconv.Itoa(index)
+		switch blk.kind {
+		case "text":
+			parts = append(parts, textEnd(id, blk.citations))
+		case "reasoning":
+			parts = append(parts, provider.ReasoningEnd{ID: id})
+		}
+		delete(s.blocks, index)
+	}
+	return append(parts, provider.Finish{
 		FinishReason:     reason,
 		Usage:            s.totals.usage(s.rawUsageJSON()),
 		ProviderMetadata: s.metadata(),
-	}}
+	})
 }

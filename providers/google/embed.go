@@ -48,7 +48,7 @@ type embedRequest struct {
 }
 
 type embeddingValues struct {
-	Values []float64 `json:"values"`
+	Values httpx.Vector `json:"values"`
 }
 
 // Embed embeds opts.Values in one call.
@@ -117,6 +117,9 @@ func (m *embeddingModel) Embed(ctx context.Context, opts *provider.EmbedCallOpti
 	}
 	if len(res.Embeddings) != len(opts.Values) {
 		return nil, &provider.InvalidResponseDataError{Data: raw, Message: fmt.Sprintf("expected %d embeddings, received %d", len(opts.Values), len(res.Embeddings))}
+	}
+	if err := checkVectors(resp, raw, res.Embeddings); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -201,7 +204,7 @@ func (m *vertexEmbeddingModel) Embed(ctx context.Context, opts *provider.EmbedCa
 		Error       *wireError `json:"error"`
 		Predictions []struct {
 			Embeddings struct {
-				Values     []float64 `json:"values"`
+				Values     httpx.Vector `json:"values"`
 				Statistics struct {
 					TokenCount *int `json:"token_count"`
 				} `json:"statistics"`
@@ -230,6 +233,9 @@ func (m *vertexEmbeddingModel) Embed(ctx context.Context, opts *provider.EmbedCa
 	}
 	if counted {
 		res.Usage.Tokens = &tokens
+	}
+	if err := checkVectors(resp, raw, res.Embeddings); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -276,5 +282,19 @@ func (m *vertexEmbeddingModel) embedOne(ctx context.Context, value string, o Emb
 	if wire.UsageMetadata != nil {
 		res.Usage.Tokens = wire.UsageMetadata.PromptTokenCount
 	}
+	if err := checkVectors(resp, raw, res.Embeddings); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// checkVectors fails a response with an embedding that has no values.
+func checkVectors(resp *httpx.Response, raw []byte, embeddings [][]float64) error {
+	for _, e := range embeddings {
+		if e == nil {
+			const msg = "an embedding has no values"
+			return resp.Fail("invalid response: "+msg, false, raw, &provider.InvalidResponseDataError{Data: raw, Message: msg})
+		}
+	}
+	return nil
 }

@@ -152,15 +152,23 @@ func apiError(e wireError, url string, reqBody []byte, headers http.Header, body
 	}
 }
 
-// addRetryHint adds the retry delay of an HTTP error's body to the error's
-// headers.
+// addRetryHint returns an HTTP error with the retry delay of its body added
+// to its headers. The error may be shared (a sibling call's context can end
+// with it as its cause), so it is never changed: the hint goes on a copy.
 func addRetryHint(err error) error {
 	apiErr, ok := err.(*provider.APICallError)
 	if !ok || len(apiErr.ResponseBody) == 0 {
 		return err
 	}
-	if e, ok := parseErrorBody(apiErr.ResponseBody); ok {
-		apiErr.ResponseHeaders = provider.Header(withRetryHint(http.Header(apiErr.ResponseHeaders), e))
+	e, ok := parseErrorBody(apiErr.ResponseBody)
+	if !ok {
+		return err
 	}
-	return err
+	h := withRetryHint(http.Header(apiErr.ResponseHeaders), e)
+	if provider.Header(h).Get("Retry-After-Ms") == apiErr.ResponseHeaders.Get("Retry-After-Ms") {
+		return err
+	}
+	c := *apiErr
+	c.ResponseHeaders = provider.Header(h)
+	return &c
 }

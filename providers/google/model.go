@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"iter"
 	"net/http"
 	"regexp"
 	"strings"
@@ -256,7 +255,8 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 		return nil, err
 	}
 	st := newStreamState(m, req, opts != nil && opts.IncludeRawChunks, s.resp.HTTP.Header, s.url, s.resp.RequestBody)
-	next, stop := iter.Pull2(s.resp.Events(ctx, sse.Reader{}))
+	es := s.resp.EventStream(ctx, sse.Reader{})
+	next, stop := es.Next, es.Stop
 
 	// Read up to the first output.
 	var pending []provider.StreamPart
@@ -339,7 +339,8 @@ func (m *languageModel) Stream(ctx context.Context, opts *provider.CallOptions) 
 			}
 			stop()
 			s = s2
-			next, stop = iter.Pull2(s.resp.Events(ctx, sse.Reader{}))
+			es = s.resp.EventStream(ctx, sse.Reader{})
+			next, stop = es.Next, es.Stop
 			done = false
 			st.continued()
 		}

@@ -21,7 +21,20 @@ func chatBody(t *testing.T, modelID string, opts *provider.CallOptions) (map[str
 	srv := replay.NewServer(t, replay.JSON([]byte(chatOK)))
 	res, err := newProvider(srv).Chat(modelID).Generate(context.Background(), opts)
 	require.NoError(t, err)
-	return srv.Last(t).JSON(t), res.Warnings
+	return srv.Last(t).JSON(t), withoutStrictWarning(res.Warnings)
+}
+
+// withoutStrictWarning drops the warning about optional properties in a
+// strict schema, which the request tables (taken from the reference, which
+// does not warn) leave out; TestStrictSchemaWithOptionalFields covers it.
+func withoutStrictWarning(ws []provider.Warning) []provider.Warning {
+	var out []provider.Warning
+	for _, w := range ws {
+		if w.Feature != "strict JSON schema with optional properties" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func user(parts ...provider.UserPart) provider.Message { return provider.UserMessage{Content: parts} }

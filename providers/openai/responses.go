@@ -186,6 +186,9 @@ func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, er
 				return nil, err
 			}
 			warnings = append(warnings, schemaWarnings...)
+			if w := openaichat.StrictWarning(schema); strict && w != nil {
+				warnings = append(warnings, *w)
+			}
 			format := map[string]any{"type": "json_schema", "strict": strict, "name": name, "schema": schema}
 			if rf.Description != "" {
 				format["description"] = rf.Description

@@ -19,7 +19,7 @@ func responsesBody(t *testing.T, modelID string, opts *provider.CallOptions) (ma
 	srv := replay.NewServer(t, replay.JSON([]byte(responsesOK)))
 	res, err := newProvider(srv).Responses(modelID).Generate(context.Background(), opts)
 	require.NoError(t, err)
-	return srv.Last(t).JSON(t), res.Warnings
+	return srv.Last(t).JSON(t), withoutStrictWarning(res.Warnings)
 }
 
 func callWith(tools []provider.Tool, choice provider.ToolChoice) *provider.CallOptions {
