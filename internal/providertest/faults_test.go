@@ -18,6 +18,7 @@ import (
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/provider"
 	"github.com/aisdkgo/ai/providers/anthropic"
+	"github.com/aisdkgo/ai/providers/azure"
 	"github.com/aisdkgo/ai/providers/google"
 	"github.com/aisdkgo/ai/providers/openai"
 	"github.com/aisdkgo/ai/providers/openaicompat"
@@ -51,6 +52,21 @@ func protocols() []protocol {
 			name: "openai-responses", path: fixedPath("/v1/responses"),
 			model: func(u string, c *http.Client) provider.LanguageModel {
 				return openai.New(openai.WithAPIKey("test-key"), openai.WithBaseURL(u+"/v1"), openai.WithHTTPClient(c)).Responses("gpt-4.1")
+			},
+			respond: responsesWire{}.respond, partial: responsesWire{}.partial, errorBody: openaiErrorBody,
+			errorFrame: func(serverError bool, message string) event {
+				code := "invalid_request_error"
+				if serverError {
+					code = "server_error"
+				}
+				return event{data: mustJSON(map[string]any{"type": "error", "sequence_number": 0, "code": code, "message": message, "param": nil})}
+			},
+		},
+		{
+			name: "azure-responses", path: fixedPath("/openai/deployments/gpt-4.1/responses"),
+			model: func(u string, c *http.Client) provider.LanguageModel {
+				return azure.New(azure.WithAPIKey("test-key"), azure.WithBaseURL(u+"/openai"), azure.WithDeploymentBasedURLs(true),
+					azure.WithHTTPClient(c)).Responses("gpt-4.1")
 			},
 			respond: responsesWire{}.respond, partial: responsesWire{}.partial, errorBody: openaiErrorBody,
 			errorFrame: func(serverError bool, message string) event {
