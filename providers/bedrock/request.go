@@ -899,21 +899,8 @@ func (c *converter) toolResult(out provider.ToolResultOutput) ([]any, error) {
 	return nil, &provider.UnsupportedFunctionalityError{Functionality: fmt.Sprintf("tool result output %T", out)}
 }
 
-// compactJSON renders a JSON value compactly; nil is null.
-func compactJSON(v json.RawMessage) string {
-	if len(v) == 0 {
-		return "null"
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	var x any
-	if json.Unmarshal(v, &x) != nil {
-		return string(v)
-	}
-	_ = enc.Encode(x)
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// compactJSON renders a JSON value as JSON.stringify would.
+func compactJSON(v json.RawMessage) string { return openaichat.CompactJSON(v) }
 
 // toolInput returns a tool call's input as Bedrock's toolUse input: an
 // object, or the value wrapped as {"rawInvalidInput": value}.
