@@ -45,6 +45,10 @@ type reply struct {
 	// handle, when set, serves the request instead, for example to drop
 	// the connection or to keep the client waiting for the answer.
 	handle func(w http.ResponseWriter, r *http.Request)
+	// encode, when set, renders each event (and the reply's content type
+	// is contentType): binary framings such as AWS event streams.
+	encode      func(ev event) []byte
+	contentType string
 	// then runs once the body or the events were sent and flushed, with
 	// the request still open: it may wait for the client to go away or
 	// drop the connection.
@@ -172,13 +176,17 @@ func writeReply(w http.ResponseWriter, r *http.Request, rp reply) {
 			w.(http.Flusher).Flush()
 		}
 	} else {
-		w.Header().Set("Content-Type", "text/event-stream")
+		contentType, encode := "text/event-stream", func(ev event) []byte { return []byte(frame(ev)) }
+		if rp.encode != nil {
+			contentType, encode = rp.contentType, rp.encode
+		}
+		w.Header().Set("Content-Type", contentType)
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(status)
 		flusher := w.(http.Flusher)
 		flusher.Flush()
 		for _, ev := range rp.events {
-			_, _ = io.WriteString(w, frame(ev))
+			_, _ = w.Write(encode(ev))
 			flusher.Flush()
 		}
 		if rp.done {
