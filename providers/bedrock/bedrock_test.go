@@ -70,6 +70,8 @@ func user(text string) provider.Message {
 
 const claude = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 
+var answerSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","minLength":2,"description":"The name."},"tags":{"type":"array","items":{"type":"string"},"maxItems":3}},"required":["name","tags"]}`)
+
 // calls are the Go calls that correspond to the recorded ones.
 var calls = map[string]struct {
 	model  string
@@ -128,6 +130,14 @@ var calls = map[string]struct {
 		Prompt: []provider.Message{user("Think.")}, Reasoning: provider.ReasoningHigh, Temperature: new(0.7),
 		StopSequences: []string{"x"}, MaxOutputTokens: new(64),
 		ProviderOptions: provider.ProviderOptions{"amazonBedrock": {"serviceTier": "flex"}},
+	}},
+	"generate-claude-native-output": {model: claude, opts: &provider.CallOptions{
+		Prompt: []provider.Message{user("Describe Ada.")}, ResponseFormat: &provider.ResponseFormat{Type: "json", Schema: answerSchema},
+	}},
+	"stream-claude-json-instruction": {model: "us.anthropic.claude-opus-4-7", stream: true, opts: &provider.CallOptions{
+		Prompt:         []provider.Message{provider.SystemMessage{Content: "Be precise."}, user("Describe Ada.")},
+		ResponseFormat: &provider.ResponseFormat{Type: "json", Schema: answerSchema},
+		Tools:          []provider.Tool{weather}, ToolChoice: provider.ToolChoice{Type: provider.ToolChoiceAuto},
 	}},
 	"generate-error":   {model: claude, opts: &provider.CallOptions{Prompt: []provider.Message{user("x")}}},
 	"stream-throttled": {model: claude, stream: true, opts: &provider.CallOptions{Prompt: []provider.Message{user("x")}}},

@@ -40,6 +40,11 @@
 // Markdown) and videos are sent as bytes; images and videos may also be
 // s3:// URLs.
 //
-// A JSON response format with a schema is answered through a tool named
-// "json" whose input becomes the text of the answer.
+// A JSON response format with a schema uses Anthropic's native structured
+// output (output_config.format) on Claude models that support it, asks for
+// JSON in the system message on Claude models that cannot be forced to call
+// a tool (keeping only the JSON object of the answer), and otherwise is
+// answered through a tool named "json" whose input becomes the text of the
+// answer. structuredOutputMode ("outputFormat", "jsonTool" or "auto")
+// chooses between the first and the last.
 package bedrock

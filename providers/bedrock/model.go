@@ -257,14 +257,24 @@ func (m *languageModel) Generate(ctx context.Context, opts *provider.CallOptions
 	}
 	var content []provider.Content
 	jsonFromTool := false
+	var extract *jsonObjectText
+	if c.jsonText {
+		extract = &jsonObjectText{}
+	}
+	addText := func(text string) {
+		if extract != nil {
+			text = extract.process(text)
+		}
+		content = append(content, provider.Text{Text: text})
+	}
 	for _, b := range r.Output.Message.Content {
 		switch {
 		case b.Text != nil:
-			content = append(content, provider.Text{Text: *b.Text})
+			addText(*b.Text)
 		case b.CitationsContent != nil:
 			for _, cc := range b.CitationsContent.Content {
 				if cc.Text != nil {
-					content = append(content, provider.Text{Text: *cc.Text})
+					addText(*cc.Text)
 				}
 			}
 		}

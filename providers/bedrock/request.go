@@ -71,7 +71,76 @@ var (
 	openAIModel = regexp.MustCompile(`^(?:[^.]+\.)?(openai\..+)$`)
 	// withoutStrictTools are Claude models that reject strict tools.
 	withoutStrictTools = []string{"claude-opus-4-7", "claude-opus-4-8", "claude-opus-5", "claude-fable-5", "claude-sonnet-5"}
+	// withoutNativeOutput are Claude models whose native structured output
+	// is not used on Bedrock.
+	withoutNativeOutput = append(slices.Clone(withoutStrictTools), "claude-sonnet-4-6", "claude-haiku-4-5")
 )
+
+// jsonInstruction ends the system message of a call whose JSON response
+// format is asked for in words.
+const jsonInstruction = "You MUST answer with only a JSON object that matches the JSON schema above. Do not wrap it in markdown fences or include any other text."
+
+// withJSONInstruction adds the schema and the instruction to the first
+// system message, or puts them in a new one.
+func withJSONInstruction(prompt []provider.Message, schema json.RawMessage) []provider.Message {
+	sys := provider.SystemMessage{}
+	rest := prompt
+	if len(prompt) > 0 {
+		if sm, ok := openaichat.Message(prompt[0]).(provider.SystemMessage); ok {
+			sys, rest = sm, prompt[1:]
+		}
+	}
+	var lines []string
+	if sys.Content != "" {
+		lines = append(lines, sys.Content, "")
+	}
+	lines = append(lines, "JSON schema:", compactJSON(schema), jsonInstruction)
+	sys.Content = strings.Join(lines, "\n")
+	return append([]provider.Message{sys}, rest...)
+}
+
+// jsonObjectText keeps the first JSON object of a text that arrives in
+// pieces, dropping what comes before and after it.
+type jsonObjectText struct {
+	started, completed, inString, escaped bool
+	depth                                 int
+}
+
+// process returns the part of piece that belongs to the object.
+func (j *jsonObjectText) process(piece string) string {
+	var b strings.Builder
+	for _, r := range piece {
+		if j.completed {
+			break
+		}
+		if !j.started {
+			if r != '{' {
+				continue
+			}
+			j.started, j.depth = true, 1
+			b.WriteRune(r)
+			continue
+		}
+		b.WriteRune(r)
+		switch {
+		case j.escaped:
+			j.escaped = false
+		case r == '\\' && j.inString:
+			j.escaped = true
+		case r == '"':
+			j.inString = !j.inString
+		case j.inString:
+		case r == '{':
+			j.depth++
+		case r == '}':
+			j.depth--
+			if j.depth == 0 {
+				j.completed = true
+			}
+		}
+	}
+	return b.String()
+}
 
 func containsAny(id string, models []string) bool {
 	return slices.ContainsFunc(models, func(m string) bool { return strings.Contains(id, m) })
@@ -103,6 +172,9 @@ type call struct {
 	// jsonTool is set when a JSON response format is answered through the
 	// "json" tool.
 	jsonTool bool
+	// jsonText is set when the prompt asks for JSON in words: only the
+	// first JSON object of the answer's text is kept.
+	jsonText bool
 	mistral  bool
 }
 
@@ -204,7 +276,12 @@ func (m *languageModel) prepare(opts *provider.CallOptions) (*call, error) {
 	tools := opts.Tools
 	choice := opts.ToolChoice
 	rf := opts.ResponseFormat
-	jsonTool := rf != nil && rf.Type == "json" && len(rf.Schema) > 0
+	jsonSchema := rf != nil && rf.Type == "json" && len(rf.Schema) > 0
+	nativeOK := !containsAny(id, withoutNativeOutput) && (caps.StructuredOutput || thinking)
+	native := isAnthropic && jsonSchema && (mode == "outputFormat" || (mode == "auto" && nativeOK))
+	instruction := !native && isAnthropic && jsonSchema &&
+		(caps.RejectsForcedToolUse || (mode != "jsonTool" && containsAny(id, withoutStrictTools) && len(tools) > 0))
+	jsonTool := jsonSchema && !native && !instruction
 	if jsonTool {
 		tools = append(slices.Clone(tools), &provider.FunctionTool{Name: "json", Description: "Respond with a JSON object.", InputSchema: rf.Schema})
 		choice = provider.ToolChoice{Type: provider.ToolChoiceRequired}
@@ -303,6 +380,16 @@ func (m *languageModel) prepare(opts *provider.CallOptions) (*call, error) {
 			}
 		}
 	}
+	if native {
+		oc := map[string]any{}
+		if prev, ok := extra["output_config"].(map[string]any); ok {
+			for k, v := range prev {
+				oc[k] = v
+			}
+		}
+		oc["format"] = map[string]any{"type": "json_schema", "schema": claude.SanitizeSchema(rf.Schema)}
+		extra["output_config"] = oc
+	}
 	if anthropicThinking {
 		for _, f := range []string{"temperature", "topP", "topK"} {
 			if _, ok := inference[f]; ok {
@@ -331,6 +418,9 @@ func (m *languageModel) prepare(opts *provider.CallOptions) (*call, error) {
 		if removed {
 			warn("unsupported", "toolContent", "Tool calls and results removed from conversation because Bedrock does not support tool content without active tools.")
 		}
+	}
+	if instruction {
+		prompt = withJSONInstruction(prompt, rf.Schema)
 	}
 	mistral := strings.Contains(id, "mistral.")
 	system, messages, err := convertPrompt(prompt, mistral)
@@ -361,7 +451,7 @@ func (m *languageModel) prepare(opts *provider.CallOptions) (*call, error) {
 	if toolConfig != nil {
 		body["toolConfig"] = toolConfig
 	}
-	return &call{body: body, warnings: warnings, jsonTool: jsonTool, mistral: mistral}, nil
+	return &call{body: body, warnings: warnings, jsonTool: jsonTool, jsonText: instruction, mistral: mistral}, nil
 }
 
 // resolveReasoning combines the neutral reasoning effort with the

@@ -244,6 +244,9 @@ func (m *languageModel) events(f *frames, first *eventstream.Message, c *call, i
 		defer f.close()
 		s := &streamState{c: c, blocks: map[int]*block{}, yield: yield,
 			finish: provider.FinishReason{Unified: provider.FinishOther}}
+		if c.jsonText {
+			s.extract = &jsonObjectText{}
+		}
 		if !s.emit(provider.StreamStart{Warnings: c.warnings}) ||
 			!s.emit(provider.ResponseMetadata{ID: info.ID, Timestamp: info.Timestamp, ModelID: info.ModelID}) {
 			return
@@ -281,6 +284,8 @@ type streamState struct {
 	stopSequence *string
 	// done is set by messageStop: the model finished its answer.
 	done bool
+	// extract keeps the JSON object of an answer asked for in words.
+	extract *jsonObjectText
 }
 
 func (s *streamState) emit(p provider.StreamPart) bool {
@@ -388,7 +393,11 @@ func (s *streamState) event(ev *streamEvent) bool {
 					return false
 				}
 			}
-			if !s.emit(provider.TextDelta{ID: id, Delta: *d.Text}) {
+			delta := *d.Text
+			if s.extract != nil {
+				delta = s.extract.process(delta)
+			}
+			if delta != "" && !s.emit(provider.TextDelta{ID: id, Delta: delta}) {
 				return false
 			}
 		case d.ReasoningContent != nil:
