@@ -176,9 +176,9 @@ func writeReply(w http.ResponseWriter, r *http.Request, rp reply) {
 			w.(http.Flusher).Flush()
 		}
 	} else {
-		contentType, encode := "text/event-stream", func(ev event) []byte { return []byte(frame(ev)) }
+		contentType := "text/event-stream"
 		if rp.encode != nil {
-			contentType, encode = rp.contentType, rp.encode
+			contentType = rp.contentType
 		}
 		w.Header().Set("Content-Type", contentType)
 		w.Header().Set("Cache-Control", "no-cache")
@@ -186,7 +186,11 @@ func writeReply(w http.ResponseWriter, r *http.Request, rp reply) {
 		flusher := w.(http.Flusher)
 		flusher.Flush()
 		for _, ev := range rp.events {
-			_, _ = w.Write(encode(ev))
+			if rp.encode != nil {
+				_, _ = w.Write(rp.encode(ev))
+			} else {
+				_, _ = io.WriteString(w, frame(ev))
+			}
 			flusher.Flush()
 		}
 		if rp.done {
