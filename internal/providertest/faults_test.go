@@ -119,8 +119,7 @@ func protocols() []protocol {
 				return bedrock.New(bedrock.WithBaseURL(u), bedrock.WithRegion("us-east-1"), bedrock.WithHTTPClient(c),
 					bedrock.WithCredentials(credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""))).Model(bedrockModel)
 			},
-			respond: bedrockWire{}.respond, partial: bedrockWire{}.partial,
-			errorBody: func(_ int, message string) string { return mustJSON(map[string]any{"message": message}) },
+			respond: bedrockWire{}.respond, partial: bedrockWire{}.partial, errorBody: bedrockWire{}.errorBody,
 			errorFrame: func(serverError bool, message string) event {
 				kind := "validationException"
 				if serverError {

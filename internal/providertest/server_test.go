@@ -150,7 +150,17 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	s.reqs = append(s.reqs, req)
 	s.mu.Unlock()
 
-	writeReply(w, r, s.script(n, req))
+	rp := s.script(n, req)
+	if bw, ok := s.wire.(binaryWire); ok && rp.encode == nil {
+		f := bw.framing()
+		rp.encode, rp.contentType = f.encode, f.contentType
+	}
+	writeReply(w, r, rp)
+}
+
+// binaryWire is a wire whose streams are not server-sent events.
+type binaryWire interface {
+	framing() *binaryFraming
 }
 
 // writeReply sends rp as the answer to r.
