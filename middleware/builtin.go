@@ -39,37 +39,51 @@ func DefaultSettings(defaults provider.CallOptions) Middleware {
 			o.Reasoning = defaults.Reasoning
 		}
 		o.IncludeRawChunks = o.IncludeRawChunks || defaults.IncludeRawChunks
-		if len(defaults.Headers) > 0 {
-			h := make(provider.Header, len(defaults.Headers)+len(o.Headers))
-			for k, v := range defaults.Headers {
-				h[k] = v
-			}
-			for k, v := range o.Headers {
-				h[k] = v
-			}
-			o.Headers = h
-		}
-		if len(defaults.ProviderOptions) > 0 {
-			po := make(provider.ProviderOptions, len(defaults.ProviderOptions)+len(o.ProviderOptions))
-			for name, d := range defaults.ProviderOptions {
-				merged := make(map[string]any, len(d)+len(o.ProviderOptions[name]))
-				for k, v := range d {
-					merged[k] = v
-				}
-				for k, v := range o.ProviderOptions[name] {
-					merged[k] = v
-				}
-				po[name] = merged
-			}
-			for name, v := range o.ProviderOptions {
-				if _, ok := po[name]; !ok {
-					po[name] = v
-				}
-			}
-			o.ProviderOptions = po
-		}
+		o.Headers = mergeHeaders(defaults.Headers, o.Headers)
+		o.ProviderOptions = mergeProviderOptions(defaults.ProviderOptions, o.ProviderOptions)
 		return &o, nil
 	}})
+}
+
+// mergeHeaders returns the headers of defaults overridden, per name, by
+// those of call.
+func mergeHeaders(defaults, call provider.Header) provider.Header {
+	if len(defaults) == 0 {
+		return call
+	}
+	h := make(provider.Header, len(defaults)+len(call))
+	for k, v := range defaults {
+		h[k] = v
+	}
+	for k, v := range call {
+		h[k] = v
+	}
+	return h
+}
+
+// mergeProviderOptions returns the provider options of defaults
+// overridden, per provider and option name, by those of call.
+func mergeProviderOptions(defaults, call provider.ProviderOptions) provider.ProviderOptions {
+	if len(defaults) == 0 {
+		return call
+	}
+	po := make(provider.ProviderOptions, len(defaults)+len(call))
+	for name, d := range defaults {
+		merged := make(map[string]any, len(d)+len(call[name]))
+		for k, v := range d {
+			merged[k] = v
+		}
+		for k, v := range call[name] {
+			merged[k] = v
+		}
+		po[name] = merged
+	}
+	for name, v := range call {
+		if _, ok := po[name]; !ok {
+			po[name] = v
+		}
+	}
+	return po
 }
 
 func orDefault[T any](v, d *T) *T {

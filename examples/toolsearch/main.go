@@ -14,6 +14,18 @@
 //	go run ./examples/toolsearch -provider anthropic -model claude-sonnet-4-5
 //	go run ./examples/toolsearch -provider google -model gemini-2.5-flash
 //	go run ./examples/toolsearch -provider compat -base-url http://localhost:11434/v1 -model qwen3
+//
+// Azure OpenAI takes a deployment name as the model, the resource from
+// AZURE_RESOURCE_NAME (or -base-url) and the key from AZURE_API_KEY:
+//
+//	go run ./examples/toolsearch -provider azure -model my-gpt-5-mini-deployment
+//
+// Amazon Bedrock signs requests with the default AWS credentials
+// (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, SSO...) or uses
+// a Bedrock API key from AWS_BEARER_TOKEN_BEDROCK; the region comes from
+// AWS_REGION:
+//
+//	go run ./examples/toolsearch -provider bedrock -model us.anthropic.claude-sonnet-4-5-20250929-v1:0
 package main
 
 import (
@@ -29,6 +41,8 @@ import (
 	"github.com/aisdkgo/ai/aitest"
 	"github.com/aisdkgo/ai/provider"
 	"github.com/aisdkgo/ai/providers/anthropic"
+	"github.com/aisdkgo/ai/providers/azure"
+	"github.com/aisdkgo/ai/providers/bedrock"
 	"github.com/aisdkgo/ai/providers/google"
 	"github.com/aisdkgo/ai/providers/openai"
 	"github.com/aisdkgo/ai/providers/openaicompat"
@@ -145,9 +159,9 @@ func scriptedModel() provider.LanguageModel {
 }
 
 func main() {
-	providerName := flag.String("provider", "scripted", "scripted, openai, anthropic, google or compat")
+	providerName := flag.String("provider", "scripted", "scripted, openai, anthropic, google, azure, bedrock or compat")
 	modelID := flag.String("model", "", "the model id (for a real provider)")
-	baseURL := flag.String("base-url", "", "the server's base URL (compat; optional for openai, anthropic and google)")
+	baseURL := flag.String("base-url", "", "the server's base URL (compat; optional for openai, anthropic, google, azure and bedrock)")
 	stream := flag.Bool("stream", false, "stream the answer as it arrives")
 	flag.Parse()
 
@@ -268,6 +282,21 @@ func pickModel(name, id, baseURL string) (provider.LanguageModel, error) {
 			opts = append(opts, google.WithBaseURL(baseURL))
 		}
 		return google.New(opts...).Model(orDefault(id, "gemini-2.5-flash")), nil
+	case "azure":
+		if id == "" {
+			return nil, fmt.Errorf("-provider azure needs -model with a deployment name")
+		}
+		var opts []azure.Option
+		if baseURL != "" {
+			opts = append(opts, azure.WithBaseURL(baseURL))
+		}
+		return azure.New(opts...).Model(id), nil
+	case "bedrock":
+		var opts []bedrock.Option
+		if baseURL != "" {
+			opts = append(opts, bedrock.WithBaseURL(baseURL))
+		}
+		return bedrock.New(opts...).Model(orDefault(id, "us.anthropic.claude-sonnet-4-5-20250929-v1:0")), nil
 	case "compat":
 		if baseURL == "" {
 			return nil, fmt.Errorf("-provider compat needs -base-url")

@@ -23,20 +23,21 @@ func goList(t *testing.T, pkgs ...string) []string {
 	return strings.Fields(string(out))
 }
 
-// The core package links no JavaScript engine, no esbuild, no HTTP stack
-// and no OpenTelemetry; the providers, the test model and the model
-// middleware depend on the contract only.
+// The core package links no JavaScript engine, no esbuild, no HTTP stack,
+// no OpenTelemetry and no AWS SDK; the providers, the test model, the
+// model middleware and the registry depend on the contract only.
 func TestCoreDependencies(t *testing.T) {
 	for _, dep := range goList(t, "github.com/aisdkgo/ai") {
-		for _, heavy := range []string{"modernc.org/quickjs", "github.com/evanw/esbuild", "net/http", "go.opentelemetry.io", "go.temporal.io"} {
+		for _, heavy := range []string{"modernc.org/quickjs", "github.com/evanw/esbuild", "net/http", "go.opentelemetry.io", "go.temporal.io", "github.com/aws/"} {
 			if strings.HasPrefix(dep, heavy) {
 				t.Errorf("the core depends on %s", dep)
 			}
 		}
 	}
-	for _, dep := range goList(t, "github.com/aisdkgo/ai/providers/...", "github.com/aisdkgo/ai/aitest", "github.com/aisdkgo/ai/middleware") {
+	for _, dep := range goList(t, "github.com/aisdkgo/ai/providers/...", "github.com/aisdkgo/ai/aitest", "github.com/aisdkgo/ai/middleware",
+		"github.com/aisdkgo/ai/registry") {
 		if dep == "github.com/aisdkgo/ai" {
-			t.Error("a provider package, aitest or middleware imports the root package")
+			t.Error("a provider package, aitest, middleware or registry imports the root package")
 		}
 	}
 }
@@ -77,5 +78,24 @@ func TestCodeModeWithoutEngine(t *testing.T) {
 	}
 	if _, err := ai.RunCodeMode(context.Background(), ai.RunCodeModeOptions{JS: "return 1"}); !errors.Is(err, ai.ErrNoCodeEngine) {
 		t.Errorf("RunCodeMode: got %v, want ErrNoCodeEngine", err)
+	}
+}
+
+// Only the Bedrock provider imports the AWS SDK.
+func TestAWSOnlyInBedrock(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "github.com/aisdkgo/ai/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || fields[0] == "github.com/aisdkgo/ai/providers/bedrock" {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, "github.com/aws/") {
+				t.Errorf("%s imports %s", fields[0], imp)
+			}
+		}
 	}
 }

@@ -12,12 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/stretchr/testify/assert"
 	"go.uber.org/goleak"
 
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/provider"
 	"github.com/aisdkgo/ai/providers/anthropic"
+	"github.com/aisdkgo/ai/providers/azure"
+	"github.com/aisdkgo/ai/providers/bedrock"
 	"github.com/aisdkgo/ai/providers/google"
 	"github.com/aisdkgo/ai/providers/openai"
 	"github.com/aisdkgo/ai/providers/openaicompat"
@@ -42,6 +45,34 @@ type protocol struct {
 	// errorFrame is an error reported as a stream event: a server error
 	// when serverError is set, else an invalid request.
 	errorFrame func(serverError bool, message string) event
+	// binary, when set, is the protocol's binary stream framing; nil means
+	// server-sent events.
+	binary *binaryFraming
+}
+
+// binaryFraming is a stream framing other than server-sent events.
+type binaryFraming struct {
+	contentType string
+	encode      func(ev event) []byte
+	// longStart begins a message longer than the 16 MiB a message may hold.
+	longStart []byte
+}
+
+// cutTail is the beginning of an event that never ends.
+func (p protocol) cutTail() string {
+	if p.binary != nil {
+		whole := p.binary.encode(event{name: "contentBlockDelta", data: `{"contentBlockIndex":0,"delta":{"text":"never"}}`})
+		return string(whole[:len(whole)/2])
+	}
+	return `data: {"type":"respon`
+}
+
+// frame renders one event of the protocol.
+func (p protocol) frame(ev event) []byte {
+	if p.binary != nil {
+		return p.binary.encode(ev)
+	}
+	return []byte(frame(ev))
 }
 
 // protocols are the protocols of the fault table.
@@ -60,6 +91,43 @@ func protocols() []protocol {
 				}
 				return event{data: mustJSON(map[string]any{"type": "error", "sequence_number": 0, "code": code, "message": message, "param": nil})}
 			},
+		},
+		{
+			name: "azure-responses", path: fixedPath("/openai/deployments/gpt-4.1/responses"),
+			model: func(u string, c *http.Client) provider.LanguageModel {
+				return azure.New(azure.WithAPIKey("test-key"), azure.WithBaseURL(u+"/openai"), azure.WithDeploymentBasedURLs(true),
+					azure.WithHTTPClient(c)).Responses("gpt-4.1")
+			},
+			respond: responsesWire{}.respond, partial: responsesWire{}.partial, errorBody: openaiErrorBody,
+			errorFrame: func(serverError bool, message string) event {
+				code := "invalid_request_error"
+				if serverError {
+					code = "server_error"
+				}
+				return event{data: mustJSON(map[string]any{"type": "error", "sequence_number": 0, "code": code, "message": message, "param": nil})}
+			},
+		},
+		{
+			name: "bedrock",
+			path: func(stream bool) string {
+				if stream {
+					return "/model/" + bedrockModel + "/converse-stream"
+				}
+				return "/model/" + bedrockModel + "/converse"
+			},
+			model: func(u string, c *http.Client) provider.LanguageModel {
+				return bedrock.New(bedrock.WithBaseURL(u), bedrock.WithRegion("us-east-1"), bedrock.WithHTTPClient(c),
+					bedrock.WithCredentials(credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""))).Model(bedrockModel)
+			},
+			respond: bedrockWire{}.respond, partial: bedrockWire{}.partial, errorBody: bedrockWire{}.errorBody,
+			errorFrame: func(serverError bool, message string) event {
+				kind := "validationException"
+				if serverError {
+					kind = "internalServerException"
+				}
+				return event{name: "exception:" + kind, data: mustJSON(map[string]any{"message": message})}
+			},
+			binary: bedrockFraming(),
 		},
 		{
 			name: "openai-chat", path: fixedPath("/v1/chat/completions"),
@@ -247,7 +315,7 @@ func faults() []fault {
 			reply: func(e faultEnv) reply {
 				if e.stream {
 					// The last event stops in the middle of its data.
-					return reply{events: e.p.partial("resp_cut", partialText), tail: `data: {"type":"respon`}
+					return reply{events: e.p.partial("resp_cut", partialText), tail: e.p.cutTail()}
 				}
 				full := e.p.respond(false, helloTurn).body
 				return reply{body: full[:len(full)/2]}
@@ -263,10 +331,15 @@ func faults() []fault {
 			name: "over-long line", streamOnly: true,
 			reply: func(e faultEnv) reply {
 				return reply{header: fastRetry, handle: func(w http.ResponseWriter, r *http.Request) {
+					start := []byte(`data: {"type":"`)
 					w.Header().Set("Content-Type", "text/event-stream")
+					if e.p.binary != nil {
+						start = e.p.binary.longStart
+						w.Header().Set("Content-Type", e.p.binary.contentType)
+					}
 					w.WriteHeader(http.StatusOK)
 					chunk := []byte(strings.Repeat("x", 1<<20))
-					n, _ := io.WriteString(w, `data: {"type":"`)
+					n, _ := w.Write(start)
 					e.written.Add(int64(n))
 					for e.written.Load() < 4*longLine {
 						n, err := w.Write(chunk)
@@ -296,11 +369,20 @@ func faults() []fault {
 					drip := " "
 					if e.stream {
 						w.Header().Set("Content-Type", "text/event-stream")
+						if e.p.binary != nil {
+							w.Header().Set("Content-Type", e.p.binary.contentType)
+						}
 						w.WriteHeader(http.StatusOK)
 						for _, ev := range e.p.partial("resp_slow", partialText) {
-							_, _ = io.WriteString(w, frame(ev))
+							_, _ = w.Write(e.p.frame(ev))
 						}
 						drip = ": keep-alive\n\n"
+						if e.p.binary != nil {
+							// A message that grows by a byte a tick.
+							whole := e.p.binary.encode(event{name: "contentBlockDelta", data: strings.Repeat(" ", 1<<20)})
+							_, _ = w.Write(whole[:12])
+							drip = " "
+						}
 					} else {
 						w.Header().Set("Content-Type", "application/json")
 						w.WriteHeader(http.StatusOK)
@@ -359,7 +441,11 @@ func runFault(t *testing.T, p protocol, f fault, stream bool) {
 	ctx, expire := expiringContext(t.Context())
 	defer expire()
 	env := faultEnv{p: p, stream: stream, expire: expire, written: new(atomic.Int64)}
-	srv := newFaultServer(t, p.path(stream), f.reply(env))
+	rp := f.reply(env)
+	if p.binary != nil {
+		rp.encode, rp.contentType = p.binary.encode, p.binary.contentType
+	}
+	srv := newFaultServer(t, p.path(stream), rp)
 	transport := &http.Transport{}
 	client := &http.Client{Transport: transport}
 

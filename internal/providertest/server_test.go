@@ -45,6 +45,10 @@ type reply struct {
 	// handle, when set, serves the request instead, for example to drop
 	// the connection or to keep the client waiting for the answer.
 	handle func(w http.ResponseWriter, r *http.Request)
+	// encode, when set, renders each event (and the reply's content type
+	// is contentType): binary framings such as AWS event streams.
+	encode      func(ev event) []byte
+	contentType string
 	// then runs once the body or the events were sent and flushed, with
 	// the request still open: it may wait for the client to go away or
 	// drop the connection.
@@ -146,7 +150,17 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	s.reqs = append(s.reqs, req)
 	s.mu.Unlock()
 
-	writeReply(w, r, s.script(n, req))
+	rp := s.script(n, req)
+	if bw, ok := s.wire.(binaryWire); ok && rp.encode == nil {
+		f := bw.framing()
+		rp.encode, rp.contentType = f.encode, f.contentType
+	}
+	writeReply(w, r, rp)
+}
+
+// binaryWire is a wire whose streams are not server-sent events.
+type binaryWire interface {
+	framing() *binaryFraming
 }
 
 // writeReply sends rp as the answer to r.
@@ -172,13 +186,21 @@ func writeReply(w http.ResponseWriter, r *http.Request, rp reply) {
 			w.(http.Flusher).Flush()
 		}
 	} else {
-		w.Header().Set("Content-Type", "text/event-stream")
+		contentType := "text/event-stream"
+		if rp.encode != nil {
+			contentType = rp.contentType
+		}
+		w.Header().Set("Content-Type", contentType)
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(status)
 		flusher := w.(http.Flusher)
 		flusher.Flush()
 		for _, ev := range rp.events {
-			_, _ = io.WriteString(w, frame(ev))
+			if rp.encode != nil {
+				_, _ = w.Write(rp.encode(ev))
+			} else {
+				_, _ = io.WriteString(w, frame(ev))
+			}
 			flusher.Flush()
 		}
 		if rp.done {

@@ -56,7 +56,7 @@ type wire interface {
 
 // wires are the protocols under test.
 func wires() []wire {
-	return []wire{responsesWire{}, chatWire{}, chatWire{compat: true}, anthropicWire{}, googleWire{}}
+	return []wire{responsesWire{}, chatWire{}, chatWire{compat: true}, anthropicWire{}, googleWire{}, bedrockWire{}, azureWire{}}
 }
 
 // split cuts s in two pieces, to be sent as two deltas.

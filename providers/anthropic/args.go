@@ -163,12 +163,12 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 	}
 
 	caps := modelCapabilities(m.modelID)
-	if !caps.known && opts.MaxOutputTokens == nil {
+	if !caps.Known && opts.MaxOutputTokens == nil {
 		warn("compatibility", "maxOutputTokens", fmt.Sprintf(
 			"the model %q is unknown, so its output is limited to %d tokens; set maxOutputTokens to change that.",
-			m.modelID, caps.maxOutputTokens))
+			m.modelID, caps.MaxOutputTokens))
 	}
-	if caps.rejectsSampling {
+	if caps.RejectsSampling {
 		if temperature != nil {
 			warn("unsupported", "temperature", fmt.Sprintf("%s does not accept temperature; it is ignored", m.modelID))
 			temperature = nil
@@ -182,7 +182,7 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 			topP = nil
 		}
 	}
-	isClaude := caps.known || strings.Contains(m.modelID, "claude-")
+	isClaude := caps.Known || strings.Contains(m.modelID, "claude-")
 
 	var useNativeOutput bool
 	switch o.StructuredOutputMode {
@@ -190,11 +190,11 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 		useNativeOutput = jsonWithSchema
 	case "jsonTool":
 	default:
-		useNativeOutput = jsonWithSchema && caps.structuredOutput && nativeSchemaOK(rf.Schema)
+		useNativeOutput = jsonWithSchema && caps.StructuredOutput && nativeSchemaOK(rf.Schema)
 	}
 	// The JSON tool needs forced tool use; models that reject it get native
 	// structured outputs when the schema allows.
-	if jsonWithSchema && !useNativeOutput && caps.rejectsForcedToolUse && caps.structuredOutput && nativeSchemaOK(rf.Schema) {
+	if jsonWithSchema && !useNativeOutput && caps.RejectsForcedToolUse && caps.StructuredOutput && nativeSchemaOK(rf.Schema) {
 		warn("unsupported", "providerOptions.anthropic.structuredOutputMode",
 			fmt.Sprintf("%s rejects forced tool use, so the JSON tool cannot be used; 'outputFormat' is used instead.", m.modelID))
 		useNativeOutput = true
@@ -235,8 +235,8 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 		}
 	}
 
-	if o.Thinking != nil && caps.rejectsDisabled && o.Thinking.Type == "disabled" {
-		if caps.betweenTools {
+	if o.Thinking != nil && caps.RejectsDisabled && o.Thinking.Type == "disabled" {
+		if caps.BetweenTools {
 			warn("unsupported", "providerOptions.anthropic.thinking", fmt.Sprintf(
 				"%s cannot run without thinking; 'between_tools', its lowest thinking setting, is used instead.", m.modelID))
 			o.Thinking = &Thinking{Type: "between_tools"}
@@ -246,7 +246,7 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 			o.Thinking = nil
 		}
 	}
-	if o.Thinking != nil && caps.rejectsBudget && o.Thinking.Type == "enabled" {
+	if o.Thinking != nil && caps.RejectsBudget && o.Thinking.Type == "enabled" {
 		warn("unsupported", "providerOptions.anthropic.thinking", fmt.Sprintf(
 			"%s does not support budget-based thinking; adaptive thinking is used instead. Use 'effort' to control how much it thinks.", m.modelID))
 		o.Thinking = &Thinking{Type: "adaptive"}
@@ -255,7 +255,7 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 	if o.Thinking != nil {
 		thinkingType = o.Thinking.Type
 	}
-	if caps.rejectsDisabledAboveHigh && thinkingType == "disabled" && (o.Effort == "xhigh" || o.Effort == "max") {
+	if caps.RejectsDisabledAboveHigh && thinkingType == "disabled" && (o.Effort == "xhigh" || o.Effort == "max") {
 		warn("unsupported", "providerOptions.anthropic.effort", fmt.Sprintf(
 			"%s does not accept effort '%s' without thinking; the effort is lowered to 'high'.", m.modelID, o.Effort))
 		o.Effort = "high"
@@ -267,7 +267,7 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 	}
 	isThinking := thinkingType == "enabled" || thinkingType == "adaptive" || thinkingType == "between_tools"
 
-	maxTokens := caps.maxOutputTokens
+	maxTokens := caps.MaxOutputTokens
 	if opts.MaxOutputTokens != nil {
 		maxTokens = *opts.MaxOutputTokens
 	}
@@ -367,13 +367,13 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 		warn("unsupported", "topP", "topP is not supported together with temperature; topP is ignored.")
 		body.TopP = nil
 	}
-	if caps.known && body.MaxTokens > caps.maxOutputTokens {
+	if caps.Known && body.MaxTokens > caps.MaxOutputTokens {
 		if opts.MaxOutputTokens != nil {
 			warn("unsupported", "maxOutputTokens", fmt.Sprintf(
 				"%d (maxOutputTokens plus the thinking budget) is more than the %d output tokens %s allows; it is limited to %d.",
-				body.MaxTokens, caps.maxOutputTokens, m.modelID, caps.maxOutputTokens))
+				body.MaxTokens, caps.MaxOutputTokens, m.modelID, caps.MaxOutputTokens))
 		}
-		body.MaxTokens = caps.maxOutputTokens
+		body.MaxTokens = caps.MaxOutputTokens
 	}
 
 	if len(o.MCPServers) > 0 {
@@ -404,7 +404,7 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 		betas.add("fast-mode-2026-02-01")
 	}
 
-	rejectsForced := caps.rejectsForcedToolUse || thinkingType == "enabled"
+	rejectsForced := caps.RejectsForcedToolUse || thinkingType == "enabled"
 	var prepared preparedTools
 	if jsonTool != nil {
 		tools := []provider.Tool{}
@@ -423,7 +423,7 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 			choice:          provider.ToolChoice{Type: provider.ToolChoiceRequired},
 			disableParallel: &yes,
 			cache:           cache,
-			strictTools:     caps.structuredOutput,
+			strictTools:     caps.StructuredOutput,
 			eagerInput:      stream && (o.ToolStreaming == nil || *o.ToolStreaming),
 			rejectsForced:   rejectsForced,
 		}, names)
@@ -432,8 +432,8 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 			choice:           opts.ToolChoice,
 			disableParallel:  o.DisableParallelToolUse,
 			cache:            cache,
-			structuredOutput: caps.structuredOutput,
-			strictTools:      caps.structuredOutput,
+			structuredOutput: caps.StructuredOutput,
+			strictTools:      caps.StructuredOutput,
 			eagerInput:       stream && (o.ToolStreaming == nil || *o.ToolStreaming),
 			rejectsForced:    rejectsForced,
 		}, names)
@@ -476,7 +476,7 @@ func (m *languageModel) buildRequest(opts *provider.CallOptions, stream bool) (*
 // effort settings.
 func reasoningConfig(r provider.ReasoningEffort, caps capabilities, warnings *[]provider.Warning) (*Thinking, string) {
 	if r == provider.ReasoningNone {
-		if caps.rejectsDisabled {
+		if caps.RejectsDisabled {
 			*warnings = append(*warnings, provider.Warning{
 				Type: "compatibility", Feature: "reasoning",
 				Details: `this model always thinks; reasoning "none" is mapped to effort "low".`,
@@ -485,7 +485,7 @@ func reasoningConfig(r provider.ReasoningEffort, caps capabilities, warnings *[]
 		}
 		return &Thinking{Type: "disabled"}, ""
 	}
-	if caps.adaptive {
+	if caps.Adaptive {
 		var effort string
 		switch r {
 		case provider.ReasoningMinimal, provider.ReasoningLow:
@@ -496,7 +496,7 @@ func reasoningConfig(r provider.ReasoningEffort, caps capabilities, warnings *[]
 			effort = "high"
 		case provider.ReasoningXHigh:
 			effort = "max"
-			if caps.xhighEffort {
+			if caps.XhighEffort {
 				effort = "xhigh"
 			}
 		case provider.ReasoningMax:
@@ -527,9 +527,9 @@ func reasoningConfig(r provider.ReasoningEffort, caps capabilities, warnings *[]
 		}
 		share = 1
 	}
-	b := int(math.Round(float64(caps.maxOutputTokens) * share))
+	b := int(math.Round(float64(caps.MaxOutputTokens) * share))
 	b = max(b, 1024)
-	b = min(b, caps.maxOutputTokens)
+	b = min(b, caps.MaxOutputTokens)
 	return &Thinking{Type: "enabled", BudgetTokens: &b}, ""
 }
 

@@ -58,7 +58,7 @@ func FuzzResponsesStream(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, store := range []bool{true, false} {
-			m := &responsesModel{p: &Provider{}, modelID: "gpt-5", url: "http://example.invalid/responses", newID: func() string { return "id" }}
+			m := &responsesModel{provider: "openai.responses", modelID: "gpt-5", url: "http://example.invalid/responses", newID: func() string { return "id" }}
 			call := &responsesCall{store: store, names: newToolNames(nil), approvals: map[string]string{}}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))}

@@ -86,7 +86,8 @@ func (p *Provider) Model(modelID string) provider.LanguageModel { return p.Respo
 // Responses returns a model that uses the Responses API (POST
 // {baseURL}/responses). Its provider name is "openai.responses".
 func (p *Provider) Responses(modelID string) provider.LanguageModel {
-	return &responsesModel{p: p, modelID: modelID, url: p.baseURL + "/responses", newID: openaichat.NewID}
+	return NewResponsesModel(ResponsesConfig{Provider: "openai.responses", ModelID: modelID,
+		URL: p.baseURL + "/responses", Headers: p.requestHeaders, Client: p.client})
 }
 
 // Chat returns a model that uses the Chat Completions API (POST

@@ -17,14 +17,44 @@ import (
 // responsesModel is a model reached through the Responses API. It holds only
 // configuration, so it is safe for concurrent use.
 type responsesModel struct {
-	p       *Provider
-	modelID string
-	url     string
-	newID   func() string
+	provider string
+	modelID  string
+	url      string
+	headers  func() (http.Header, error)
+	client   *http.Client
+	newID    func() string
 }
 
-// Provider returns "openai.responses".
-func (m *responsesModel) Provider() string { return "openai.responses" }
+// ResponsesConfig configures a Responses API model served elsewhere than
+// by OpenAI under the same protocol, for example by Azure OpenAI. Other
+// provider packages build their Responses models with it.
+type ResponsesConfig struct {
+	// Provider is what the model's Provider method returns, for example
+	// "azure.responses".
+	Provider string
+	// ModelID is sent as "model" (for Azure, the deployment name).
+	ModelID string
+	// URL is the complete endpoint, query included.
+	URL string
+	// Headers returns the headers of one request (authentication and the
+	// like); an error stops the call before anything is sent. The call's
+	// own headers are applied after them.
+	Headers func() (http.Header, error)
+	// Client sends requests; nil means http.DefaultClient.
+	Client *http.Client
+}
+
+// NewResponsesModel returns a Responses API model configured by cfg. It
+// reads ProviderOptions["openai"] and reports ProviderMetadata["openai"]
+// like the models of [Provider.Responses].
+func NewResponsesModel(cfg ResponsesConfig) provider.LanguageModel {
+	return &responsesModel{provider: cfg.Provider, modelID: cfg.ModelID, url: cfg.URL,
+		headers: cfg.Headers, client: cfg.Client, newID: openaichat.NewID}
+}
+
+// Provider returns the provider name ("openai.responses" for the models
+// of [Provider]).
+func (m *responsesModel) Provider() string { return m.provider }
 
 // ModelID returns the model id.
 func (m *responsesModel) ModelID() string { return m.modelID }
@@ -327,12 +357,12 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 	if err != nil {
 		return nil, err
 	}
-	headers, err := m.p.requestHeaders()
+	headers, err := m.headers()
 	if err != nil {
 		return nil, err
 	}
 	resp, err := httpx.Post(ctx, httpx.Request{
-		Client:       m.p.client,
+		Client:       m.client,
 		URL:          m.url,
 		Headers:      openaichat.MergeHeaders(headers, http.Header(opts.Headers)),
 		Body:         call.body,
@@ -374,12 +404,12 @@ func (m *responsesModel) Stream(ctx context.Context, opts *provider.CallOptions)
 		return nil, err
 	}
 	call.body["stream"] = true
-	headers, err := m.p.requestHeaders()
+	headers, err := m.headers()
 	if err != nil {
 		return nil, err
 	}
 	resp, err := httpx.Post(ctx, httpx.Request{
-		Client:       m.p.client,
+		Client:       m.client,
 		URL:          m.url,
 		Headers:      openaichat.MergeHeaders(headers, http.Header(opts.Headers)),
 		Body:         call.body,
