@@ -154,6 +154,39 @@ type RetryInfo struct {
 	Err error
 }
 
+// WaitObserver is an optional interface of an [Observer]: an Observer
+// that implements it learns when a model call waited before it was sent,
+// for example in a rate limiter's queue. Code that makes a call wait (a
+// middleware) reports it with [ReportWait].
+type WaitObserver interface {
+	// ModelCallWait is called, with the model call's context, after the
+	// call waited.
+	ModelCallWait(ctx context.Context, w WaitInfo)
+}
+
+// WaitInfo describes a wait of a model call before it was sent.
+type WaitInfo struct {
+	// Reason names what the call waited for, for example "requests" or
+	// "tokens" (a rate limit's budget), "retry-after" (a server's request
+	// to wait) or "queue" (calls ahead of it).
+	Reason string
+	// Duration is how long the call waited.
+	Duration time.Duration
+	// Tokens is the call's estimated token cost, when known.
+	Tokens int
+}
+
+type waitObserverKey struct{}
+
+// ReportWait hands w to the [WaitObserver] of the model call that ctx
+// belongs to (the context a model and its middleware receive), if the
+// generation's Observer is one. It does nothing otherwise.
+func ReportWait(ctx context.Context, w WaitInfo) {
+	if o, ok := ctx.Value(waitObserverKey{}).(WaitObserver); ok {
+		callback("Observer.ModelCallWait", func() { o.ModelCallWait(ctx, w) })
+	}
+}
+
 // MultiObserver returns an Observer that hands every event to each of the
 // observers, in order; each Start receives the context the previous one
 // returned, and the end functions run in reverse order. Nil observers are
@@ -208,6 +241,15 @@ func (m multiObserver) StartToolCall(ctx context.Context, t ToolCallInfo) (conte
 func (m multiObserver) Retry(ctx context.Context, r RetryInfo) {
 	for _, o := range m {
 		callback("Observer.Retry", func() { o.Retry(ctx, r) })
+	}
+}
+
+// ModelCallWait implements [WaitObserver] for the observers that do.
+func (m multiObserver) ModelCallWait(ctx context.Context, w WaitInfo) {
+	for _, o := range m {
+		if wo, ok := o.(WaitObserver); ok {
+			callback("Observer.ModelCallWait", func() { wo.ModelCallWait(ctx, w) })
+		}
 	}
 }
 
@@ -398,6 +440,9 @@ func (r *run) startModelCall(o Observer, s *step, stream bool) (context.Context,
 		return o.StartModelCall(ctx, info)
 	})
 	r.obs.model = end
+	if wo, ok := o.(WaitObserver); ok {
+		ctx = context.WithValue(ctx, waitObserverKey{}, wo)
+	}
 	rt.Notify = func(attempt int, delay time.Duration, err error) {
 		callback("Observer.Retry", func() { o.Retry(ctx, RetryInfo{Attempt: attempt, Delay: delay, Err: err}) })
 	}
