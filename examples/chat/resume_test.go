@@ -203,3 +203,88 @@ func (m *heldModel) Stream(ctx context.Context, opts *provider.CallOptions) (*pr
 	}
 	return m.LanguageModel.Stream(ctx, opts)
 }
+
+// TestChatAPIResume plays the page's part in Go with resumption on: the
+// answer can be read again from the resume route, the history route gives
+// the conversation back, and the stop route ends an answer that streams.
+func TestChatAPIResume(t *testing.T) {
+	model := &heldModel{LanguageModel: scriptedModel(0), hold: 4, release: make(chan struct{})}
+	srv := NewServer(model, t.TempDir(), []byte("api test secret"))
+	srv.EnableResume(uistream.NewMemoryStore())
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer srv.Shutdown(context.Background())
+
+	get := func(path string) (int, []byte) {
+		t.Helper()
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		return resp.StatusCode, b.Bytes()
+	}
+	if status, _ := get("/api/chat/chat-1/stream"); status != http.StatusNoContent {
+		t.Errorf("resuming a chat with no answer: %d; want 204", status)
+	}
+
+	user := uistream.Message{ID: "u1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "What is the weather in Oslo? Email the team."}}}
+	chunks := postChat(t, ts.URL, []uistream.Message{user})
+	if got := chunks[len(chunks)-1]; got["type"] != "finish" || got["finishReason"] != "tool-calls" {
+		t.Fatalf("the first turn ends with %v", got)
+	}
+	status, body := get("/api/chat/chat-1/stream")
+	if status != http.StatusOK {
+		t.Fatalf("resuming: %d", status)
+	}
+	var replay []map[string]any
+	for line := range bytes.Lines(body) {
+		data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data: "))
+		if !ok || string(data) == "[DONE]" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		replay = append(replay, m)
+	}
+	if !reflect.DeepEqual(replay, chunks) {
+		t.Errorf("the replay differs from the answer:\n%v\n%v", replay, chunks)
+	}
+	status, body = get("/api/history/chat-1")
+	var history []uistream.Message
+	if err := json.Unmarshal(body, &history); status != http.StatusOK || err != nil || len(history) != 1 || history[0].ID != "u1" {
+		t.Errorf("the history is %d %s (%v); want the user's message", status, body, err)
+	}
+
+	// The approval's turn sends the email, then holds in its model call
+	// (the fourth in all) until the stop route ends it.
+	assistant := accumulate(t, chunks)
+	last := assistant.Parts[len(assistant.Parts)-1].(uistream.ToolPart)
+	last.State = uistream.ApprovalResponded
+	last.Approval.Approved = new(true)
+	assistant.Parts[len(assistant.Parts)-1] = last
+	done := make(chan []map[string]any, 1)
+	go func() { done <- postChat(t, ts.URL, []uistream.Message{user, assistant}) }()
+	for model.calls.Load() < 4 {
+		time.Sleep(time.Millisecond) // until the held call has begun
+	}
+	resp, err := http.Post(ts.URL+"/api/chat/chat-1/stop", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Errorf("stop: %d", resp.StatusCode)
+	}
+	stopped := <-done
+	if got := stopped[len(stopped)-1]; got["type"] != "abort" {
+		t.Errorf("the stopped answer ends with %v; want an abort chunk", got)
+	}
+	if sent := srv.Sent(); len(sent) != 1 {
+		t.Errorf("sent %+v; want the approved email before the stop", sent)
+	}
+}
