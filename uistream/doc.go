@@ -75,6 +75,17 @@
 // invented is replaced by an error text and reported to
 // [ConvertOptions.OnForgedResult].
 //
+// # Resumable streams
+//
+// With a [Resumer], an answer outlives the request that asked for it: its
+// chunks go into a [StreamStore] ([MemoryStore], or the redisstore package
+// for several servers), the generation goes on when the client goes away,
+// and a client that comes back (useChat with `resume: true` asks GET
+// {api}/{chatId}/stream) gets the stream replayed from the start, then
+// live ([Resumer.Serve]; 204 when there is nothing to resume).
+// [Resumer.Stop] ends a generation wherever it runs. The application
+// records the id of each chat's active stream.
+//
 // [Chunks] gives the chunks as an iterator for other transports, and
 // [Writer] writes streams that an application assembles itself, for
 // example with its own data parts ([Data]).

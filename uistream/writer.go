@@ -120,6 +120,15 @@ func (sw *Writer) keepAlive(interval time.Duration) {
 
 // Write sends one chunk.
 func (sw *Writer) Write(c Chunk) error {
+	b, err := Marshal(c)
+	if err != nil {
+		return &encodingError{chunk: c.ChunkType(), err: err}
+	}
+	return sw.writeData(b)
+}
+
+// writeData sends one chunk given as its JSON.
+func (sw *Writer) writeData(data []byte) error {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if sw.err != nil {
@@ -129,10 +138,7 @@ func (sw *Writer) Write(c Chunk) error {
 		return ErrClosed
 	}
 	sw.buf.WriteString("data: ")
-	if err := encode(&sw.buf, c); err != nil {
-		sw.buf.Reset()
-		return &encodingError{chunk: c.ChunkType(), err: err}
-	}
+	sw.buf.Write(data)
 	sw.buf.WriteString("\n\n")
 	sw.flushLocked()
 	if sw.written != nil {

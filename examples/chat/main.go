@@ -10,7 +10,11 @@
 //	(cd examples/chat/web && npm ci && npm run build)
 //	go run ./examples/chat
 //
-// and open http://127.0.0.1:8080. The server signs the approval requests it
+// and open http://127.0.0.1:8080. An answer goes on streaming when the
+// page is reloaded or closed, and the reloaded page resumes it: the
+// streams are kept in memory, or in Redis with -redis host:port (or
+// CHAT_REDIS_ADDR) so that several servers share them; -resume=false turns
+// this off (an answer then stops when its page goes away). The server signs the approval requests it
 // sends to the page and runs a call only when the page answers with that
 // signature; set CHAT_APPROVAL_SECRET to keep the secret across restarts
 // and servers. With a real model (the key comes from
@@ -47,6 +51,8 @@ func main() {
 	baseURL := flag.String("base-url", "", "the server's base URL (compat; optional for openai and anthropic)")
 	web := flag.String("web", defaultWebDir(), "the folder of the built page")
 	pace := flag.Duration("pace", 30*time.Millisecond, "the pause between the scripted model's stream parts")
+	resume := flag.Bool("resume", true, "keep answers streaming when the page goes away, and let a reloaded page resume them")
+	redisAddr := flag.String("redis", os.Getenv("CHAT_REDIS_ADDR"), "keep the streams in the Redis server at this address (host:port) instead of in memory")
 	flag.Parse()
 
 	model, err := pickModel(*providerName, *modelID, *baseURL, *pace)
@@ -60,7 +66,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := &http.Server{Handler: NewServer(model, *web, approvalSecret()), ReadHeaderTimeout: 10 * time.Second}
+	chat := NewServer(model, *web, approvalSecret())
+	if *resume {
+		store, err := streamStore(*redisAddr)
+		if err != nil {
+			log.Fatal(err)
+		}
+		chat.EnableResume(store)
+	}
+	srv := &http.Server{Handler: chat, ReadHeaderTimeout: 10 * time.Second}
 	log.Printf("chat on http://%s (model %s %s)", ln.Addr(), model.Provider(), model.ModelID())
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)

@@ -26,6 +26,11 @@ type Server struct {
 	// the page did not get from this server never reaches the model.
 	secrets [][]byte
 
+	// resumer keeps the answers in a store when resumption is on (see
+	// EnableResume); chats remembers each chat's messages and stream.
+	resumer *uistream.Resumer
+	chats   chats
+
 	mu     sync.Mutex
 	sent   []Email  // the emails the agent sent
 	forged []string // the ids of the tool results refused as forged
@@ -70,6 +75,7 @@ func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Serv
 		StopWhen:       ai.StepCountIs(8),
 	}})
 	s.mux.HandleFunc("POST /api/chat", s.chat)
+	s.resumeRoutes()
 	s.mux.Handle("GET /", page(webDir))
 	return s
 }
@@ -170,14 +176,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		uistream.WriteError(w, &uistream.RequestError{Status: http.StatusBadRequest, Message: err.Error()})
 		return
 	}
-	// The request's context: a client that goes away stops the model and
-	// the tools.
-	res, err := s.agent.Stream(r.Context(), ai.AgentCall{Messages: msgs})
-	if err != nil {
-		uistream.WriteError(w, err)
-		return
-	}
-	err = uistream.Write(w, res.Parts(), &uistream.Options{
+	s.chats.update(req.ID, func(c *chatRecord) { c.messages = req.Messages })
+	opts := &uistream.Options{
 		MessageID:        uistream.NewID(),
 		OriginalMessages: req.Messages,
 		Tools:            tools,
@@ -186,8 +186,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			log.Printf("chat %s: %v", req.ID, err)
 			return uistream.DefaultErrorText
 		},
-	})
+	}
+	if s.resumer != nil {
+		s.streamResumable(w, r, req.ID, msgs, opts)
+		return
+	}
+	// The request's context: a client that goes away stops the model and
+	// the tools.
+	res, err := s.agent.Stream(r.Context(), ai.AgentCall{Messages: msgs})
 	if err != nil {
+		uistream.WriteError(w, err)
+		return
+	}
+	if err := uistream.Write(w, res.Parts(), opts); err != nil {
 		log.Printf("chat %s: the client went away: %v", req.ID, err)
 	}
 }

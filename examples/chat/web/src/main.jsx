@@ -40,9 +40,25 @@ function Part({ part, answer }) {
   }
 }
 
-function App() {
+// The chat's id is in the page's address (?chat=ID), so that a reloaded
+// page finds its chat again: its messages from the server, and the answer
+// that may still be streaming, which useChat resumes (GET
+// /api/chat/ID/stream replays it from the start, then follows it live).
+const params = new URLSearchParams(location.search);
+const knownChat = params.get('chat');
+const chatId = knownChat ?? Array.from(crypto.getRandomValues(new Uint8Array(12)), b => b.toString(16).padStart(2, '0')).join('');
+if (knownChat === null) {
+  params.set('chat', chatId);
+  history.replaceState(null, '', `${location.pathname}?${params}`);
+}
+
+function App({ initialMessages, resume }) {
   const [input, setInput] = useState('');
-  const { messages, sendMessage, status, error, addToolApprovalResponse } = useChat({
+  const { messages, sendMessage, status, error, stop, addToolApprovalResponse } = useChat({
+    id: chatId,
+    messages: initialMessages,
+    // A new chat has nothing to resume.
+    resume,
     transport: new DefaultChatTransport({ api: '/api/chat' }),
     // After the user answered every approval, post the chat again so
     // that the server runs (or skips) the calls and goes on.
@@ -71,9 +87,27 @@ function App() {
       >
         <input id="prompt" value={input} onChange={e => setInput(e.target.value)} placeholder="Ask about the weather…" autoFocus />
         <button id="send" type="submit" disabled={status !== 'ready' && status !== 'error'}>Send</button>
+        {(status === 'submitted' || status === 'streaming') && (
+          <button
+            id="stop"
+            type="button"
+            onClick={() => {
+              // The answer streams on the server without its page: stop it
+              // there too.
+              stop();
+              fetch(`/api/chat/${encodeURIComponent(chatId)}/stop`, { method: 'POST' });
+            }}
+          >
+            Stop
+          </button>
+        )}
       </form>
     </main>
   );
 }
 
-createRoot(document.getElementById('root')).render(<App />);
+const stored =
+  knownChat === null ? Promise.resolve([]) : fetch(`/api/history/${encodeURIComponent(chatId)}`).then(r => (r.ok ? r.json() : []));
+stored.then(initialMessages =>
+  createRoot(document.getElementById('root')).render(<App initialMessages={initialMessages} resume={knownChat !== null} />),
+);
