@@ -1,0 +1,178 @@
+package uistream_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/aisdkgo/ai/uistream"
+)
+
+// recordedClient is what the recorded client held after a stream.
+type recordedClient struct {
+	Status   string            `json:"status"`
+	Error    *string           `json:"error"`
+	OnData   []json.RawMessage `json:"onData"`
+	Messages []json.RawMessage `json:"messages"`
+}
+
+// TestReadMessageRecordings folds every recorded stream into the message
+// the recorded client ended up with, starting from the message the
+// request continued.
+func TestReadMessageRecordings(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "oracle", "*.sse"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recordings: %v", err)
+	}
+	for _, sse := range files {
+		name := strings.TrimSuffix(filepath.Base(sse), ".sse")
+		t.Run(name, func(t *testing.T) {
+			var client recordedClient
+			if err := json.Unmarshal(readFile(t, name+".client.json"), &client); err != nil {
+				t.Fatal(err)
+			}
+			req, err := uistream.ParseRequest(readFile(t, name+".request.json"),
+				&uistream.DecodeOptions{InsecureAcceptUnsignedApprovals: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var opts uistream.ReadOptions
+			if last := req.Messages[len(req.Messages)-1]; last.Role == uistream.RoleAssistant {
+				opts.Message = &last
+			}
+			var data []uistream.Data
+			opts.OnData = func(d uistream.Data) { data = append(data, d) }
+
+			body, err := os.ReadFile(sse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var final *uistream.Message
+			var streamErrs []string
+			snapshots := 0
+			for m, err := range uistream.ReadMessage(uistream.ReadChunks(bytes.NewReader(body)), &opts) {
+				var se *uistream.StreamError
+				if errors.As(err, &se) {
+					streamErrs = append(streamErrs, se.ErrorText)
+					continue
+				}
+				if err != nil {
+					t.Fatalf("reading: %v", err)
+				}
+				snapshots++
+				final = &m
+			}
+			if final == nil {
+				t.Fatal("no message")
+			}
+			if snapshots < 2 {
+				t.Errorf("%d snapshots, want one per change", snapshots)
+			}
+			if client.Error != nil {
+				if len(streamErrs) == 0 || streamErrs[0] != *client.Error {
+					t.Errorf("stream errors %q, client error %q", streamErrs, *client.Error)
+				}
+			} else if len(streamErrs) > 0 {
+				t.Errorf("stream errors %q, the client had none", streamErrs)
+			}
+			got, err := json.Marshal(final)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := client.Messages[len(client.Messages)-1]
+			if !sameJSON(t, got, want) {
+				t.Errorf("message\n got %s\nwant %s", got, compact(t, want))
+			}
+			if len(data) != len(client.OnData) {
+				t.Fatalf("%d data chunks, client had %d", len(data), len(client.OnData))
+			}
+			for i, d := range data {
+				got, _ := json.Marshal(d)
+				if !sameJSON(t, got, client.OnData[i]) {
+					t.Errorf("data %d: got %s want %s", i, got, compact(t, client.OnData[i]))
+				}
+			}
+		})
+	}
+}
+
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("%v: %s", err, a)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+func compact(t *testing.T, v []byte) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestReadMessageRejects checks that chunks that do not fit the message
+// end the reading with a typed error, and that a cut stream is an error.
+func TestReadMessageRejects(t *testing.T) {
+	for name, body := range map[string]string{
+		"delta without start":   `data: {"type":"text-delta","id":"t","delta":"x"}` + "\n\n",
+		"output of no call":     `data: {"type":"tool-output-available","toolCallId":"c","output":1}` + "\n\n",
+		"unknown approval":      `data: {"type":"tool-approval-response","approvalId":"a","approved":true}` + "\n\n",
+		"unknown type":          `data: {"type":"nonsense"}` + "\n\n",
+		"missing required text": `data: {"type":"error"}` + "\n\n",
+	} {
+		var err error
+		for _, e := range uistream.ReadMessage(uistream.ReadChunks(strings.NewReader(body+"data: [DONE]\n\n")), nil) {
+			err = e
+		}
+		var ce *uistream.ChunkError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: got %v, want a ChunkError", name, err)
+		}
+	}
+	var err error
+	for _, e := range uistream.ReadMessage(uistream.ReadChunks(strings.NewReader(`data: {"type":"start"}`+"\n\n")), nil) {
+		err = e
+	}
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("cut stream: got %v", err)
+	}
+}
+
+// TestParseChunkRoundTrip parses what Marshal writes.
+func TestParseChunkRoundTrip(t *testing.T) {
+	for _, c := range []uistream.Chunk{
+		uistream.Start{MessageID: "m"},
+		uistream.ToolInputStart{ToolCallID: "c", ToolName: "t", Dynamic: new(true), Title: "T"},
+		uistream.ToolApprovalRequest{ApprovalID: "a", ToolCallID: "c", Signature: "sig", Reason: "why"},
+		uistream.ToolApprovalResponse{ApprovalID: "a", Approved: false, Reason: "no"},
+		uistream.ToolOutputAvailable{ToolCallID: "c", Output: json.RawMessage(`{"x":1}`), Preliminary: true},
+		uistream.Data{Name: "n", ID: "i", Data: json.RawMessage(`[1]`), Transient: true},
+		uistream.SteeringMessage{ID: "s", Parts: []uistream.Part{uistream.TextPart{Text: "hi"}}},
+		uistream.ResetStep{},
+	} {
+		b, err := uistream.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := uistream.ParseChunk(b)
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		b2, _ := uistream.Marshal(p)
+		if string(b) != string(b2) {
+			t.Errorf("round trip: %s became %s", b, b2)
+		}
+	}
+}
