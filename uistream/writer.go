@@ -61,6 +61,7 @@ type Writer struct {
 	buf     bytes.Buffer
 	err     error
 	closed  bool
+	fold    *finisher     // the end hook of the running WriteParts, if any
 	written chan struct{} // signals a write to the keep-alive loop
 	stop    chan struct{}
 	done    chan struct{}
@@ -134,6 +135,9 @@ func (sw *Writer) Write(c Chunk) error {
 		return &encodingError{chunk: c.ChunkType(), err: err}
 	}
 	sw.buf.WriteString("\n\n")
+	if sw.fold != nil {
+		sw.fold.add(c)
+	}
 	sw.flushLocked()
 	if sw.written != nil {
 		select {
@@ -148,9 +152,23 @@ func (sw *Writer) Write(c Chunk) error {
 // [Chunks]) and returns the first write error. It stops reading the parts
 // at a failed write, which cancels the generation. A chunk that cannot be
 // encoded (a tool output that is not JSON-encodable) ends the stream with
-// an [Error] chunk, formatted by opts.OnError.
-func (sw *Writer) WriteParts(parts iter.Seq2[ai.Part, error], opts *Options) error {
-	for c := range Chunks(parts, opts) {
+// an [Error] chunk, formatted by opts.OnError. With opts.OnFinish set, the
+// chunks written meanwhile are folded into the response message, which
+// OnFinish receives before WriteParts returns.
+func (sw *Writer) WriteParts(parts iter.Seq2[ai.Part, error], opts *Options) (err error) {
+	if opts != nil && opts.OnFinish != nil {
+		f := newFinisher(opts)
+		sw.mu.Lock()
+		sw.fold = f
+		sw.mu.Unlock()
+		defer func() {
+			sw.mu.Lock()
+			sw.fold = nil
+			sw.mu.Unlock()
+			f.finish(err)
+		}()
+	}
+	for c := range chunks(parts, opts) {
 		if err := sw.Write(c); err != nil {
 			var ee *encodingError
 			if errors.As(err, &ee) {
