@@ -79,7 +79,10 @@ type ChatOptions struct {
 // with an agent: it decodes the request ([DecodeRequest]), loads the
 // stored history (Load), converts the messages ([ConvertMessages]), runs
 // the agent with the request's context, streams its answer ([Write]) and
-// stores the chat when the turn ends (Persist). The tools and the approval
+// stores the chat when the turn ends (Persist). A request that cannot be
+// served gets an error status ([WriteError]); once the stream has started
+// (before the agent runs, so that tools find the stream with
+// [FromContext] and can write data parts), failures are error chunks. The tools and the approval
 // secrets are the agent's, given once. Values that metadata carries
 // across turns are described at RecordUsage and KeepDiscoveredTools.
 // It panics when opts.Agent is nil.
@@ -132,12 +135,6 @@ func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, &RequestError{Status: http.StatusBadRequest, Message: err.Error()})
 		return
 	}
-	res, err := ai.NewAgent(agentOpts).Stream(ctx, ai.AgentCall{Messages: msgs})
-	if err != nil {
-		WriteError(w, err)
-		return
-	}
-
 	turn := &chatTurn{opts: &h.opts, loaded: loaded}
 	if n := len(history); n > 0 && history[n-1].Role == RoleAssistant {
 		turn.prior = usageIn(history[n-1].Metadata)
@@ -156,18 +153,27 @@ func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.opts.Stream.OnFinish(ev)
 		}
 	}
+	errorText := func(err error) string {
+		if so.OnError != nil {
+			return so.OnError(err)
+		}
+		return DefaultErrorText
+	}
 
+	// The stream starts before the generation, so that its tools can
+	// write to it (see [FromContext]).
 	sw := NewWriter(w, so.KeepAlive)
 	defer sw.Close()
+	res, err := ai.NewAgent(agentOpts).Stream(NewContext(ctx, sw), ai.AgentCall{Messages: msgs})
+	if err != nil {
+		sw.Write(Error{ErrorText: errorText(err)})
+		return
+	}
 	if err := sw.WriteParts(turn.watch(res.Parts()), &so); err != nil {
 		return
 	}
 	if persistErr != nil {
-		text := DefaultErrorText
-		if so.OnError != nil {
-			text = so.OnError(persistErr)
-		}
-		sw.Write(Error{ErrorText: text})
+		sw.Write(Error{ErrorText: errorText(persistErr)})
 	}
 }
 

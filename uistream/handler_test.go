@@ -360,3 +360,32 @@ func TestChatHandlerDiscoveryIgnoresOtherNames(t *testing.T) {
 	assert.Equal(t, []string{"toolSearch", "getStockPrice", "getLocalTime"}, first)
 	assert.Contains(t, body, `"messageMetadata":{"discoveredTools":["getStockPrice"]}`)
 }
+
+// TestChatHandlerToolData: a tool writes a data part to the stream; the
+// client gets it and the stored message holds it.
+func TestChatHandlerToolData(t *testing.T) {
+	progress := ai.NewTool(ai.ToolDef[cityIn, string]{Execute: func(ctx context.Context, in cityIn, _ ai.ToolExecutionOptions) (string, error) {
+		sw, ok := uistream.FromContext(ctx)
+		if !ok {
+			return "", errors.New("no stream in the context")
+		}
+		return "ok", sw.Write(uistream.Data{Name: "progress", ID: "p1", Data: map[string]string{"city": in.City}})
+	}})
+	model := aitest.NewModel(
+		aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "progress", `{"city":"Oslo"}`)}, FinishReason: aitest.ToolCalls},
+		aitest.Response{Content: []provider.Content{aitest.Text("done")}},
+	)
+	store := &memoryChats{}
+	srv := httptest.NewServer(uistream.NewChatHandler(uistream.ChatOptions{
+		Agent:   ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{Model: model, Tools: ai.Tools{{Name: "progress", Tool: progress}}}}),
+		Persist: store.persist,
+	}))
+	defer srv.Close()
+	status, body := postChat(t, srv.URL, "c", uistream.Message{ID: "u1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "go"}}})
+	require.Equal(t, 200, status, body)
+	assert.Contains(t, body, `{"type":"data-progress","id":"p1","data":{"city":"Oslo"}}`)
+	stored := store.get("c")
+	require.Len(t, stored, 2)
+	assert.Equal(t, readBody(t, body, nil), stored[1])
+	assert.Contains(t, stored[1].Parts, uistream.DataPart{Name: "progress", ID: "p1", Data: json.RawMessage(`{"city":"Oslo"}`)})
+}
