@@ -19,9 +19,6 @@ import (
 type Server struct {
 	agent *ai.Agent
 	mux   *http.ServeMux
-	// decode holds the approval secrets: the page answers approvals, and
-	// only those this server signed are taken.
-	decode *uistream.DecodeOptions
 
 	mu   sync.Mutex
 	sent []Email // the emails the agent sent
@@ -51,7 +48,7 @@ type Weather struct {
 // approved call only when the page sends back the signature of that call.
 func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Server {
 	secrets := [][]byte{secret}
-	s := &Server{mux: http.NewServeMux(), decode: &uistream.DecodeOptions{ToolApprovalSecrets: secrets}}
+	s := &Server{mux: http.NewServeMux()}
 	s.agent = ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{
 		Model: model,
 		Instructions: "You help with the weather and with email. Find the tools you need with the toolSearch tool. " +
@@ -63,7 +60,18 @@ func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Serv
 		ToolApprovalSecrets: secrets,
 		StopWhen:            ai.StepCountIs(8),
 	}})
-	s.mux.HandleFunc("POST /api/chat", s.chat)
+	// One turn per POST: the page posts the whole conversation, the agent
+	// continues it, and the answer streams back as UI message chunks. The
+	// agent's secrets sign the approval requests and check the answers the
+	// page posts; the request's context stops the model and the tools of
+	// a client that goes away.
+	s.mux.Handle("POST /api/chat", uistream.NewChatHandler(uistream.ChatOptions{
+		Agent: s.agent,
+		Stream: uistream.Options{OnError: func(err error) string {
+			log.Printf("chat: %v", err)
+			return uistream.DefaultErrorText
+		}},
+	}))
 	s.mux.Handle("GET /", page(webDir))
 	return s
 }
@@ -132,41 +140,6 @@ func weatherIn(city string) Weather {
 	n := int(h.Sum32())
 	conditions := []string{"sunny", "cloudy", "rainy", "windy"}
 	return Weather{City: city, Temperature: 5 + n%25, Unit: "C", Condition: conditions[n/25%len(conditions)]}
-}
-
-// chat answers one turn: the client posts the whole conversation, the
-// agent continues it, and the answer streams back as UI message chunks.
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	req, err := uistream.DecodeRequest(r, s.decode)
-	if err != nil {
-		uistream.WriteError(w, err)
-		return
-	}
-	tools := s.agent.Tools()
-	msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{Tools: tools})
-	if err != nil {
-		uistream.WriteError(w, &uistream.RequestError{Status: http.StatusBadRequest, Message: err.Error()})
-		return
-	}
-	// The request's context: a client that goes away stops the model and
-	// the tools.
-	res, err := s.agent.Stream(r.Context(), ai.AgentCall{Messages: msgs})
-	if err != nil {
-		uistream.WriteError(w, err)
-		return
-	}
-	err = uistream.Write(w, res.Parts(), &uistream.Options{
-		MessageID:        uistream.NewID(),
-		OriginalMessages: req.Messages,
-		Tools:            tools,
-		OnError: func(err error) string {
-			log.Printf("chat %s: %v", req.ID, err)
-			return uistream.DefaultErrorText
-		},
-	})
-	if err != nil {
-		log.Printf("chat %s: the client went away: %v", req.ID, err)
-	}
 }
 
 // page serves the built page, or explains how to build it.
