@@ -60,6 +60,7 @@ func newFinisher(opts *Options) *finisher {
 		f.last = &f.orig[n-1]
 	}
 	f.b = newBuilder(f.last, ResponseMessageID(f.orig, opts.MessageID))
+	f.b.lazy = true
 	return f
 }
 

@@ -29,6 +29,10 @@ type ReadOptions struct {
 	// OnData receives every data chunk, transient ones included (those
 	// reach only OnData; the others are also stored in the message).
 	OnData func(Data)
+	// MaxParts bounds the parts of the message (default
+	// [DefaultMaxParts]); a stream that makes more is a [*ChunkError]. To
+	// bound the whole stream, read it through an [io.LimitReader].
+	MaxParts int
 }
 
 // ReadMessage folds a UI message stream into the assistant message a chat
@@ -54,6 +58,10 @@ func ReadMessage(chunks iter.Seq2[Chunk, error], opts *ReadOptions) iter.Seq2[Me
 	return func(yield func(Message, error) bool) {
 		b := newBuilder(o.Message, "")
 		b.resetOnNewID = true
+		maxParts := o.MaxParts
+		if maxParts <= 0 {
+			maxParts = DefaultMaxParts
+		}
 		b.onData = o.OnData
 		for c, err := range chunks {
 			if err != nil {
@@ -61,6 +69,9 @@ func ReadMessage(chunks iter.Seq2[Chunk, error], opts *ReadOptions) iter.Seq2[Me
 				return
 			}
 			changed, err := b.add(c)
+			if err == nil && len(b.msg.Parts) > maxParts {
+				err = &ChunkError{Type: c.ChunkType(), Message: fmt.Sprintf("the message has more than %d parts", maxParts)}
+			}
 			if err != nil {
 				yield(Message{}, err)
 				return
@@ -80,10 +91,13 @@ func ReadMessage(chunks iter.Seq2[Chunk, error], opts *ReadOptions) iter.Seq2[Me
 
 // builder folds chunks into one assistant message, as the client does.
 type builder struct {
-	msg          Message
-	text         map[string]int // open text parts: index in msg.Parts
-	reasoning    map[string]int
-	partial      map[string]*partialCall
+	msg       Message
+	text      map[string]*openBlock // open text parts
+	reasoning map[string]*openBlock
+	partial   map[string]*partialCall
+	// lazy leaves the input of streaming tool calls to the snapshot, for a
+	// builder whose only snapshot is the last.
+	lazy         bool
 	finishReason ai.FinishReason
 	aborted      bool
 	errText      *string
@@ -91,8 +105,17 @@ type builder struct {
 	onData       func(Data)
 }
 
+// openBlock is an open text or reasoning part; its text grows in buf, so
+// that many small deltas cost time in proportion to the text's length.
+type openBlock struct {
+	index int // in msg.Parts
+	buf   strings.Builder
+}
+
 // partialCall is a tool call whose input is streaming.
 type partialCall struct {
+	// dirty is set when a lazy builder has not applied the latest input.
+	dirty        bool
 	parser       partialjson.Parser
 	text         strings.Builder
 	encoding     string
@@ -131,8 +154,8 @@ func newBuilder(last *Message, id string) *builder {
 }
 
 func (b *builder) reset() {
-	b.text = map[string]int{}
-	b.reasoning = map[string]int{}
+	b.text = map[string]*openBlock{}
+	b.reasoning = map[string]*openBlock{}
 	b.partial = map[string]*partialCall{}
 }
 
@@ -146,7 +169,32 @@ func cloneMessage(m Message) Message {
 }
 
 // snapshot returns a copy of the message as it stands.
-func (b *builder) snapshot() Message { return cloneMessage(b.msg) }
+func (b *builder) snapshot() Message {
+	for id, pc := range b.partial {
+		if !pc.dirty {
+			continue
+		}
+		pc.dirty = false
+		if i := b.findStepTool(id, pc.dynamic); i >= 0 && b.msg.Parts[i].(ToolPart).State == InputStreaming {
+			b.applyInput(id, pc)
+		}
+	}
+	return cloneMessage(b.msg)
+}
+
+// applyInput sets the input of a streaming call from its text so far.
+func (b *builder) applyInput(id string, pc *partialCall) {
+	var input json.RawMessage
+	if pc.encoding == "text" {
+		input, _ = json.Marshal(pc.text.String())
+	} else if pc.parser.State() != partialjson.Failed {
+		input = json.RawMessage(pc.parser.Snapshot().JSON())
+	}
+	rawInput, _ := json.Marshal(pc.text.String())
+	b.updateTool(toolUpdate{id: id, toolName: pc.toolName, dynamic: pc.dynamic, state: InputStreaming,
+		inputEncoding: pc.encoding, input: input, rawInput: rawInput, title: pc.title,
+		toolMetadata: pc.toolMetadata}, -1)
+}
 
 // stepStart returns the index of the first part of the current step.
 func (b *builder) stepStart() int {
@@ -305,26 +353,29 @@ func (b *builder) add(c Chunk) (bool, error) {
 		return false, nil
 
 	case TextStart:
-		b.text[c.ID] = len(b.msg.Parts)
+		b.text[c.ID] = &openBlock{index: len(b.msg.Parts)}
 		b.msg.Parts = append(b.msg.Parts, TextPart{State: "streaming", ProviderMetadata: c.ProviderMetadata})
 		return true, nil
 	case TextDelta:
-		i, ok := b.text[c.ID]
+		blk, ok := b.text[c.ID]
 		if !ok {
 			return false, b.missing(c, c.ID, "open text part")
 		}
+		i := blk.index
 		p := b.msg.Parts[i].(TextPart)
-		p.Text += c.Delta
+		blk.buf.WriteString(c.Delta)
+		p.Text = blk.buf.String()
 		if c.ProviderMetadata != nil {
 			p.ProviderMetadata = c.ProviderMetadata
 		}
 		b.msg.Parts[i] = p
 		return true, nil
 	case TextEnd:
-		i, ok := b.text[c.ID]
+		blk, ok := b.text[c.ID]
 		if !ok {
 			return false, b.missing(c, c.ID, "open text part")
 		}
+		i := blk.index
 		p := b.msg.Parts[i].(TextPart)
 		p.State = "done"
 		if c.Citations != nil {
@@ -341,26 +392,29 @@ func (b *builder) add(c Chunk) (bool, error) {
 		delete(b.text, c.ID)
 		return true, nil
 	case ReasoningStart:
-		b.reasoning[c.ID] = len(b.msg.Parts)
+		b.reasoning[c.ID] = &openBlock{index: len(b.msg.Parts)}
 		b.msg.Parts = append(b.msg.Parts, ReasoningPart{ID: c.ID, State: "streaming", ProviderMetadata: c.ProviderMetadata})
 		return true, nil
 	case ReasoningDelta:
-		i, ok := b.reasoning[c.ID]
+		blk, ok := b.reasoning[c.ID]
 		if !ok {
 			return false, b.missing(c, c.ID, "open reasoning part")
 		}
+		i := blk.index
 		p := b.msg.Parts[i].(ReasoningPart)
-		p.Text += c.Delta
+		blk.buf.WriteString(c.Delta)
+		p.Text = blk.buf.String()
 		if c.ProviderMetadata != nil {
 			p.ProviderMetadata = c.ProviderMetadata
 		}
 		b.msg.Parts[i] = p
 		return true, nil
 	case ReasoningEnd:
-		i, ok := b.reasoning[c.ID]
+		blk, ok := b.reasoning[c.ID]
 		if !ok {
 			return false, b.missing(c, c.ID, "open reasoning part")
 		}
+		i := blk.index
 		p := b.msg.Parts[i].(ReasoningPart)
 		p.State = "done"
 		if c.ProviderMetadata != nil {
@@ -396,24 +450,25 @@ func (b *builder) add(c Chunk) (bool, error) {
 			return false, b.missing(c, c.ToolCallID, "streaming tool call")
 		}
 		pc.text.WriteString(c.InputTextDelta)
-		var input json.RawMessage
-		if pc.encoding == "text" {
-			input, _ = json.Marshal(pc.text.String())
-		} else {
+		if pc.encoding != "text" {
 			pc.parser.Write(c.InputTextDelta)
-			if pc.parser.State() != partialjson.Failed {
-				input = json.RawMessage(pc.parser.Snapshot().JSON())
-			}
 		}
-		rawInput, _ := json.Marshal(pc.text.String())
-		b.updateTool(toolUpdate{id: c.ToolCallID, toolName: pc.toolName, dynamic: pc.dynamic, state: InputStreaming,
-			inputEncoding: pc.encoding, input: input, rawInput: rawInput, title: pc.title,
-			toolMetadata: pc.toolMetadata}, -1)
+		if b.lazy {
+			pc.dirty = true
+			return true, nil
+		}
+		b.applyInput(c.ToolCallID, pc)
 	case ToolInputAvailable:
+		if pc := b.partial[c.ToolCallID]; pc != nil {
+			pc.dirty = false
+		}
 		b.updateTool(toolUpdate{id: c.ToolCallID, toolName: c.ToolName, dynamic: c.Dynamic != nil && *c.Dynamic,
 			state: InputAvailable, input: orNull(c.Input), providerExecuted: optBool(c.ProviderExecuted),
 			providerMetadata: c.ProviderMetadata, title: c.Title, toolMetadata: c.ToolMetadata}, -1)
 	case ToolInputError:
+		if pc := b.partial[c.ToolCallID]; pc != nil {
+			pc.dirty = false
+		}
 		dyn := c.Dynamic != nil && *c.Dynamic
 		for i := b.stepStart(); i < len(b.msg.Parts); i++ {
 			if tp, ok := b.msg.Parts[i].(ToolPart); ok && tp.ToolCallID == c.ToolCallID {

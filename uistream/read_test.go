@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/uistream"
 )
 
@@ -174,5 +175,83 @@ func TestParseChunkRoundTrip(t *testing.T) {
 		if string(b) != string(b2) {
 			t.Errorf("round trip: %s became %s", b, b2)
 		}
+	}
+}
+
+// TestReadMessageBounds: a stream that makes too many parts is refused.
+func TestReadMessageBounds(t *testing.T) {
+	var body strings.Builder
+	for range 11 {
+		body.WriteString(`data: {"type":"custom","kind":"x"}` + "\n\n")
+	}
+	body.WriteString("data: [DONE]\n\n")
+	var err error
+	n := 0
+	for _, e := range uistream.ReadMessage(uistream.ReadChunks(strings.NewReader(body.String())), &uistream.ReadOptions{MaxParts: 10}) {
+		if e != nil {
+			err = e
+		} else {
+			n++
+		}
+	}
+	var ce *uistream.ChunkError
+	if !errors.As(err, &ce) || n != 10 {
+		t.Errorf("%d snapshots, error %v; want 10 and a ChunkError", n, err)
+	}
+}
+
+// TestReadMessageStreamingInput: the input of a call grows with its
+// deltas (parsed as far as it goes), and a call cut off keeps its partial
+// input, also where only the last snapshot is taken (OnFinish).
+func TestReadMessageStreamingInput(t *testing.T) {
+	chunks := []uistream.Chunk{
+		uistream.Start{MessageID: "m"}, uistream.StartStep{},
+		uistream.ToolInputStart{ToolCallID: "c", ToolName: "search"},
+		uistream.ToolInputDelta{ToolCallID: "c", InputTextDelta: `{"query":"we`},
+		uistream.ToolInputDelta{ToolCallID: "c", InputTextDelta: `ather","n":1`},
+	}
+	var inputs []string
+	var last uistream.Message
+	seq := func(yield func(uistream.Chunk, error) bool) {
+		for _, c := range chunks {
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+	for m, err := range uistream.ReadMessage(seq, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Parts) == 0 {
+			continue
+		}
+		if tp, ok := m.Parts[len(m.Parts)-1].(uistream.ToolPart); ok && tp.Input != nil {
+			inputs = append(inputs, string(tp.Input))
+		}
+		last = m
+	}
+	if want := []string{`{"query":"we"}`, `{"query":"weather","n":1}`}; !reflect.DeepEqual(inputs, want) {
+		t.Errorf("inputs %q, want %q", inputs, want)
+	}
+	want, _ := json.Marshal(last)
+	if !strings.Contains(string(want), `"rawInput":"{\"query\":\"weather\",\"n\":1"`) {
+		t.Errorf("no raw input: %s", want)
+	}
+
+	var ev uistream.FinishEvent
+	parts := func(yield func(ai.Part, error) bool) {
+		for _, p := range []ai.Part{ai.Start{}, ai.StartStep{}, ai.ToolInputStart{ID: "c", ToolName: "search"},
+			ai.ToolInputDelta{ID: "c", Delta: `{"query":"we`}, ai.ToolInputDelta{ID: "c", Delta: `ather","n":1`}} {
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+	for range uistream.Chunks(parts, &uistream.Options{MessageID: "m", OnFinish: func(e uistream.FinishEvent) { ev = e }}) {
+	}
+	got, _ := json.Marshal(ev.ResponseMessage)
+	if string(got) != string(want) {
+		t.Errorf("OnFinish message\n got %s\nwant %s", got, want)
 	}
 }
