@@ -136,7 +136,7 @@ func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	turn := &chatTurn{opts: &h.opts, loaded: loaded}
-	if n := len(history); n > 0 && history[n-1].Role == RoleAssistant {
+	if n := len(history); h.opts.RecordUsage && n > 0 && history[n-1].Role == RoleAssistant {
 		turn.prior = usageIn(history[n-1].Metadata)
 	}
 	so := h.opts.Stream

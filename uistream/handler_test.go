@@ -389,3 +389,34 @@ func TestChatHandlerToolData(t *testing.T) {
 	assert.Equal(t, readBody(t, body, nil), stored[1])
 	assert.Contains(t, stored[1].Parts, uistream.DataPart{Name: "progress", ID: "p1", Data: json.RawMessage(`{"city":"Oslo"}`)})
 }
+
+// TestChatHandlerRegenerate: with stored chats, posting a stored user
+// message again drops the answers after it and stores the new one.
+func TestChatHandlerRegenerate(t *testing.T) {
+	model := aitest.NewModel(
+		aitest.Response{Content: []provider.Content{aitest.Text("first")}},
+		aitest.Response{Content: []provider.Content{aitest.Text("second")}},
+	)
+	store := &memoryChats{}
+	n := 0
+	srv := httptest.NewServer(uistream.NewChatHandler(uistream.ChatOptions{
+		Agent: ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{Model: model}}),
+		Load:  store.load, Persist: store.persist,
+		NewID: func() string { n++; return "a" + string(rune('0'+n)) },
+	}))
+	defer srv.Close()
+	user := uistream.Message{ID: "u1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "hi"}}}
+	status, body := postChat(t, srv.URL, "c", user)
+	require.Equal(t, 200, status, body)
+	// The posted copy of a stored message does not change what was stored.
+	edited := user
+	edited.Parts = []uistream.Part{uistream.TextPart{Text: "something else"}}
+	status, body = postChat(t, srv.URL, "c", edited)
+	require.Equal(t, 200, status, body)
+	stored := store.get("c")
+	require.Len(t, stored, 2)
+	assert.Equal(t, user, stored[0])
+	assert.Equal(t, "a2", stored[1].ID)
+	assert.Equal(t, []uistream.Part{uistream.StepStartPart{}, uistream.TextPart{Text: "second", State: "done"}}, stored[1].Parts)
+	assert.Equal(t, "hi", model.Calls()[1].Prompt[0].(provider.UserMessage).Content[0].(provider.TextPart).Text)
+}
