@@ -255,3 +255,82 @@ func TestReadMessageStreamingInput(t *testing.T) {
 		t.Errorf("OnFinish message\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestReadMessageReference folds the streams of testdata/read/cases.json
+// and compares with what the TypeScript SDK's readUIMessageStream yields
+// for them (testdata/read/expected.json, written by record.mjs there): the
+// final message, the number of snapshots and the errors. The cases cover
+// what the recordings do not: preliminary results, automatic approvals,
+// sources and files, data parts, dynamic and failed calls, streaming
+// input cut off, reset steps, steering messages, a continuation, a new
+// message id and an error chunk.
+func TestReadMessageReference(t *testing.T) {
+	var cases []struct {
+		Name    string            `json:"name"`
+		Message json.RawMessage   `json:"message"`
+		Chunks  []json.RawMessage `json:"chunks"`
+	}
+	var expected []struct {
+		Name      string          `json:"name"`
+		Snapshots int             `json:"snapshots"`
+		Errors    []string        `json:"errors"`
+		Message   json.RawMessage `json:"message"`
+	}
+	for file, v := range map[string]any{"cases.json": &cases, "expected.json": &expected} {
+		b, err := os.ReadFile(filepath.Join("testdata", "read", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(cases) != len(expected) || len(cases) == 0 {
+		t.Fatalf("%d cases, %d expectations", len(cases), len(expected))
+	}
+	for i, c := range cases {
+		want := expected[i]
+		t.Run(c.Name, func(t *testing.T) {
+			var opts uistream.ReadOptions
+			if c.Message != nil {
+				var m uistream.Message
+				if err := json.Unmarshal(c.Message, &m); err != nil {
+					t.Fatal(err)
+				}
+				opts.Message = &m
+			}
+			seq := func(yield func(uistream.Chunk, error) bool) {
+				for _, raw := range c.Chunks {
+					if !yield(uistream.ParseChunk(raw)) {
+						return
+					}
+				}
+			}
+			var final uistream.Message
+			var errs []string
+			snapshots := 0
+			for m, err := range uistream.ReadMessage(seq, &opts) {
+				var se *uistream.StreamError
+				switch {
+				case errors.As(err, &se):
+					errs = append(errs, se.ErrorText)
+				case err != nil:
+					t.Fatal(err)
+				default:
+					snapshots++
+					final = m
+				}
+			}
+			got, _ := json.Marshal(final)
+			if !sameJSON(t, got, want.Message) {
+				t.Errorf("message\n got %s\nwant %s", got, compact(t, want.Message))
+			}
+			if snapshots != want.Snapshots {
+				t.Errorf("%d snapshots, want %d", snapshots, want.Snapshots)
+			}
+			if len(errs) != len(want.Errors) || (len(errs) > 0 && errs[0] != want.Errors[0]) {
+				t.Errorf("errors %q, want %q", errs, want.Errors)
+			}
+		})
+	}
+}
