@@ -50,8 +50,9 @@ type ChatOptions struct {
 	// posting it again runs nothing: the stored call has its result.
 	Load func(ctx context.Context, chatID string) ([]Message, error)
 	// Persist, when set, stores a chat when its turn ends, however it ends
-	// (an aborted or failed turn stores what was streamed): the history
-	// with the response message last. It runs with the request's values
+	// (an aborted or failed turn stores what was streamed, a turn whose
+	// agent did not start nothing): the history with the response message
+	// last. It runs with the request's values
 	// but without its cancellation, before the stream ends; when it fails
 	// the stream ends with an error chunk (text from Stream.OnError).
 	Persist func(ctx context.Context, chatID string, messages []Message) error
@@ -79,13 +80,16 @@ type ChatOptions struct {
 // with an agent: it decodes the request ([DecodeRequest]), loads the
 // stored history (Load), converts the messages ([ConvertMessages]), runs
 // the agent with the request's context, streams its answer ([Write]) and
-// stores the chat when the turn ends (Persist). A request that cannot be
-// served gets an error status ([WriteError]); once the stream has started
-// (before the agent runs, so that tools find the stream with
-// [FromContext] and can write data parts), failures are error chunks. The tools and the approval
+// stores the chat when the turn ends (Persist). The tools and the approval
 // secrets are the agent's, given once. Values that metadata carries
 // across turns are described at RecordUsage and KeepDiscoveredTools.
-// It panics when opts.Agent is nil.
+//
+// A request that cannot be served gets an error status ([WriteError]).
+// The stream starts before the agent runs, so that its tools can write
+// data parts to it ([FromContext]); from then on failures are error
+// chunks (texts from Stream.OnError, which also sees the errors of Load).
+// An agent that cannot start stores nothing. It panics when opts.Agent is
+// nil.
 func NewChatHandler(opts ChatOptions) http.Handler {
 	if opts.Agent == nil {
 		panic("uistream: NewChatHandler needs an Agent")
@@ -116,6 +120,9 @@ func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Load != nil {
 		stored, err := h.opts.Load(ctx, req.ID)
 		if err != nil {
+			if h.opts.Stream.OnError != nil {
+				h.opts.Stream.OnError(err)
+			}
 			WriteError(w, err)
 			return
 		}
