@@ -420,3 +420,67 @@ func TestChatHandlerRegenerate(t *testing.T) {
 	assert.Equal(t, []uistream.Part{uistream.StepStartPart{}, uistream.TextPart{Text: "second", State: "done"}}, stored[1].Parts)
 	assert.Equal(t, "hi", model.Calls()[1].Prompt[0].(provider.UserMessage).Content[0].(provider.TextPart).Text)
 }
+
+// hangingModel streams some text, then waits for the cancellation.
+type hangingModel struct{ *aitest.Model }
+
+func (m hangingModel) Stream(ctx context.Context, _ *provider.CallOptions) (*provider.StreamResult, error) {
+	return &provider.StreamResult{Stream: func(yield func(provider.StreamPart, error) bool) {
+		for _, p := range []provider.StreamPart{provider.StreamStart{}, provider.TextStart{ID: "t"}, provider.TextDelta{ID: "t", Delta: "partial"}} {
+			if !yield(p, nil) {
+				return
+			}
+		}
+		<-ctx.Done()
+		yield(nil, ctx.Err())
+	}}, nil
+}
+
+// TestChatHandlerClientGone: a client that goes away in the middle of an
+// answer stops the generation; the chat is stored with what was streamed.
+func TestChatHandlerClientGone(t *testing.T) {
+	type saved struct {
+		msgs []uistream.Message
+		ev   uistream.FinishEvent
+	}
+	done := make(chan saved, 1)
+	var msgs []uistream.Message
+	srv := httptest.NewServer(uistream.NewChatHandler(uistream.ChatOptions{
+		Agent: ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{Model: hangingModel{aitest.NewModel()}}}),
+		NewID: func() string { return "a1" },
+		Persist: func(ctx context.Context, _ string, m []uistream.Message) error {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			msgs = m
+			return nil
+		},
+		Stream: uistream.Options{OnFinish: func(ev uistream.FinishEvent) { done <- saved{msgs, ev} }},
+	}))
+	defer srv.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	body, err := json.Marshal(map[string]any{"id": "c", "messages": []uistream.Message{{ID: "u1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "hi"}}}}})
+	require.NoError(t, err)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	for c, err := range uistream.ReadChunks(res.Body) {
+		require.NoError(t, err)
+		if _, ok := c.(uistream.TextDelta); ok {
+			break
+		}
+	}
+	cancel()
+	res.Body.Close()
+
+	s := <-done
+	require.Len(t, s.msgs, 2, "the chat is stored")
+	assert.Equal(t, []uistream.Part{uistream.StepStartPart{}, uistream.TextPart{Text: "partial", State: "streaming"}}, s.msgs[1].Parts)
+	assert.Equal(t, s.msgs[1], s.ev.ResponseMessage)
+	assert.True(t, s.ev.IsAborted || s.ev.Err != nil, "the event says the turn did not finish: %+v", s.ev)
+	assert.Empty(t, s.ev.FinishReason)
+}
