@@ -334,3 +334,27 @@ func TestReadMessageReference(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadMessage reads arbitrary streams: no panic, and every snapshot
+// marshals.
+func FuzzReadMessage(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "oracle", "*.sse"))
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("data: {\"type\":\"start-step\"}\n\ndata: {\"type\":\"text-start\",\"id\":\"a\"}\n\ndata: {\"type\":\"reset-step\"}\n\ndata: {\"type\":\"text-delta\",\"id\":\"a\",\"delta\":\"x\"}\n\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		for m, err := range uistream.ReadMessage(uistream.ReadChunks(strings.NewReader(body)), nil) {
+			if err != nil {
+				continue
+			}
+			if _, err := json.Marshal(m); err != nil {
+				t.Fatalf("snapshot does not marshal: %v", err)
+			}
+		}
+	})
+}
