@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // ApprovalKind is a decision about a tool call.
@@ -216,4 +217,54 @@ func (r *run) checkApprovalSignature(a pendingApproval) error {
 		return nil
 	}
 	return &InvalidToolApprovalSignatureError{ApprovalID: a.approvalID, ToolCallID: a.call.ToolCallID, Reason: reason}
+}
+
+// ApprovalLedger remembers which approvals have run their call, so that an
+// approval answer sent twice (a client replaying a request, a retried
+// POST) runs the call at most once. Implementations must be safe for
+// concurrent use; one that several servers share (a database table with a
+// unique key, a Redis SETNX) makes the guarantee hold across them.
+type ApprovalLedger interface {
+	// Claim records that the call approved by approvalID is about to run.
+	// It reports false when the approval was claimed before. An error fails
+	// the generation before anything runs.
+	Claim(ctx context.Context, approvalID, toolCallID string) (bool, error)
+}
+
+// NewApprovalLedger returns an ApprovalLedger that keeps the last capacity
+// claims in memory (100,000 when capacity is not positive). It holds for
+// one process and forgets the oldest claims first; use a shared, durable
+// ledger when several servers resume conversations or approvals may be
+// replayed long after.
+func NewApprovalLedger(capacity int) ApprovalLedger {
+	if capacity <= 0 {
+		capacity = 100_000
+	}
+	return &memoryLedger{capacity: capacity, seen: map[string]struct{}{}}
+}
+
+type memoryLedger struct {
+	mu       sync.Mutex
+	capacity int
+	seen     map[string]struct{}
+	order    []string // claim order, for forgetting the oldest
+	head     int
+}
+
+func (l *memoryLedger) Claim(_ context.Context, approvalID, toolCallID string) (bool, error) {
+	key := approvalID + "\x00" + toolCallID
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.seen[key]; ok {
+		return false, nil
+	}
+	if len(l.order) < l.capacity {
+		l.order = append(l.order, key)
+	} else {
+		delete(l.seen, l.order[l.head])
+		l.order[l.head] = key
+		l.head = (l.head + 1) % l.capacity
+	}
+	l.seen[key] = struct{}{}
+	return true, nil
 }

@@ -72,11 +72,4 @@ func approvalPayload(approvalID, toolCallID, toolName, digest string) []byte {
 
 // inputDigest is the unpadded base64url SHA-256 of the input's canonical
 // JSON.
-func inputDigest(input json.RawMessage) string {
-	canon, err := canonjson.Append(nil, input)
-	if err != nil {
-		canon = canonjson.AppendString(nil, string(input))
-	}
-	sum := sha256.Sum256(canon)
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
+func inputDigest(input json.RawMessage) string { return canonjson.Digest(input) }

@@ -210,6 +210,19 @@ func (e *InvalidToolApprovalSignatureError) Error() string {
 	return fmt.Sprintf("tool approval signature verification failed for approval %q (tool call %q): %s", e.ApprovalID, e.ToolCallID, e.Reason)
 }
 
+// ApprovalAlreadyUsedError is the tool error a call gets when its approval
+// was claimed before in the [ApprovalLedger]: the call ran (or started)
+// once already and does not run again.
+type ApprovalAlreadyUsedError struct {
+	ApprovalID string
+	ToolCallID string
+}
+
+// Error implements the error interface.
+func (e *ApprovalAlreadyUsedError) Error() string {
+	return fmt.Sprintf("approval %q of tool call %q was already used: the call does not run again", e.ApprovalID, e.ToolCallID)
+}
+
 // ToolCallNotFoundForApprovalError reports an approval request whose tool
 // call is not in the history.
 type ToolCallNotFoundForApprovalError struct {

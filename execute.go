@@ -371,6 +371,12 @@ func runToolElsewhere(ctx context.Context, tool any, ec effect.Call) (json.RawMe
 	return raw, nil
 }
 
+// RunsHere reports whether t runs in this program (it has an Execute, or
+// it is the search tool). A tool without one is run by the client of the
+// generation, which hands its result back in the messages; a
+// provider-executed tool is run by the provider.
+func RunsHere(t Tool) bool { return t.core().executable() }
+
 // ModelOutput converts a tool result kept as JSON (for example in a chat
 // client's history) for the model, as the loop converts a fresh one: the
 // input and output are decoded into the tool's types and handed to its

@@ -47,9 +47,9 @@ func genuineRequest(t *testing.T, secrets [][]byte) []ai.Message {
 	t.Helper()
 	var transfers, lookups atomic.Int32
 	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
-		Model:    aitest.NewModel(toolStep(tc("call-1", "transfer", `{"to":"bob","amount":5}`))),
-		Tools:    bankTools(&transfers, &lookups),
-		Prompt:   "pay bob", ToolApproval: bankApproval, ToolApprovalSecrets: secrets,
+		Model:  aitest.NewModel(toolStep(tc("call-1", "transfer", `{"to":"bob","amount":5}`))),
+		Tools:  bankTools(&transfers, &lookups),
+		Prompt: "pay bob", ToolApproval: bankApproval, ToolApprovalSecrets: secrets,
 	})
 	require.NoError(t, err)
 	require.Zero(t, transfers.Load())
@@ -219,4 +219,48 @@ func runForErr(t *testing.T, opts ai.GenerateTextOptions, stream bool) error {
 		_, first = res.Wait()
 	}
 	return first
+}
+
+// TestApprovalReplay: a signed approval posted twice runs its call once
+// when the generation has an approval ledger; the second time the model
+// is told the approval was already used.
+func TestApprovalReplay(t *testing.T) {
+	secrets := [][]byte{[]byte("replay secret")}
+	approved := approve(genuineRequest(t, secrets))
+	ledger := ai.NewApprovalLedger(0)
+	var transfers, lookups atomic.Int32
+	for i, stream := range []bool{false, true, false} {
+		model := aitest.NewModel(textStep("done"))
+		opts := ai.GenerateTextOptions{
+			Model: model, Tools: bankTools(&transfers, &lookups), Messages: approved,
+			ToolApproval: bankApproval, ToolApprovalSecrets: secrets, ApprovalLedger: ledger,
+		}
+		require.NoError(t, runForErr(t, opts, stream))
+		assert.EqualValues(t, 1, transfers.Load(), "after post %d", i+1)
+		calls := model.Calls()
+		require.Len(t, calls, 1)
+		last := calls[0].Prompt[len(calls[0].Prompt)-1]
+		b, _ := json.Marshal(last)
+		if i == 0 {
+			assert.Contains(t, string(b), "sent")
+		} else {
+			assert.Contains(t, string(b), "already used", "post %d", i+1)
+		}
+	}
+}
+
+func TestApprovalLedgerForgetsOldest(t *testing.T) {
+	l := ai.NewApprovalLedger(2)
+	ctx := context.Background()
+	for _, id := range []string{"a", "b", "c"} {
+		first, err := l.Claim(ctx, id, "call")
+		require.NoError(t, err)
+		assert.True(t, first)
+	}
+	first, _ := l.Claim(ctx, "c", "call")
+	assert.False(t, first, "a recent claim is remembered")
+	first, _ = l.Claim(ctx, "a", "call")
+	assert.True(t, first, "the oldest claim was forgotten")
+	first, _ = l.Claim(ctx, "c", "other call")
+	assert.True(t, first, "a claim is per call")
 }

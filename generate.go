@@ -64,6 +64,12 @@ type GenerateTextOptions struct {
 	// browser, a queue): without them an approval is trusted as given.
 	// More than one secret lets a secret be rotated.
 	ToolApprovalSecrets [][]byte
+	// ApprovalLedger, when set, is asked to claim each approval before the
+	// call it approves runs on a resumed conversation; an approval claimed
+	// before does not run its call again (the model gets a tool error
+	// saying so). It closes the replay that signatures leave open: a client
+	// that posts the same signed approval twice. See [NewApprovalLedger].
+	ApprovalLedger ApprovalLedger
 	// ToolCallers routes tools through caller tools such as a code mode
 	// tool; see [CodeMode].
 	ToolCallers []CallerRoute

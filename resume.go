@@ -154,9 +154,21 @@ func (r *run) resume(ev *resumeHooks) error {
 			denied = append(denied, a)
 			continue
 		}
-		if e.exec.core().executable() {
-			torun = append(torun, &callState{call: call, entry: e})
+		if !e.exec.core().executable() {
+			continue
 		}
+		if l := r.opts.ApprovalLedger; l != nil {
+			first, err := l.Claim(s.ctx, a.approvalID, call.ToolCallID)
+			if err != nil {
+				return err
+			}
+			if !first {
+				invalid = append(invalid, ToolError{ToolCallID: call.ToolCallID, ToolName: call.ToolName, Input: call.Input,
+					Error: &ApprovalAlreadyUsedError{ApprovalID: a.approvalID, ToolCallID: call.ToolCallID}})
+				continue
+			}
+		}
+		torun = append(torun, &callState{call: call, entry: e})
 	}
 	if ev == nil {
 		ev = &resumeHooks{}

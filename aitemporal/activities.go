@@ -117,6 +117,8 @@ func (rt *runtime) executeTool(ctx context.Context, in toolInput) (toolOutput, e
 	if !ok {
 		return toolOutput{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("aitemporal: agent %q has no tool %q on this worker", in.Agent, in.ToolName), "UnknownTool", nil)
 	}
+	info := activity.GetInfo(ctx)
+	ctx = context.WithValue(ctx, idempotencyKey{}, idempotencyKeyOf(info.WorkflowExecution.ID, info.WorkflowExecution.RunID, in.ToolCallID))
 	stop := heartbeat(ctx)
 	out, err := effect.RunTool(ctx, tool, effect.Call{ToolName: in.ToolName, ToolCallID: in.ToolCallID, Input: in.Input, Step: in.Step})
 	stop()
@@ -130,13 +132,34 @@ func (rt *runtime) executeTool(ctx context.Context, in toolInput) (toolOutput, e
 		return toolOutput{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"the output of tool %q is %d bytes, more than the %d a durable run records; configure an output store", in.ToolName, len(out), rt.maxBytes), "OutputTooLarge", nil)
 	}
-	info := activity.GetInfo(ctx)
 	key, err := rt.cfg.Store.Put(ctx, StoredCall{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
 		ToolName: in.ToolName, ToolCallID: in.ToolCallID}, out)
 	if err != nil {
 		return toolOutput{}, fmt.Errorf("aitemporal: storing the output of tool %q: %w", in.ToolName, err)
 	}
 	return toolOutput{Stored: &StoredOutput{Key: key, Size: len(out)}}, nil
+}
+
+type idempotencyKey struct{}
+
+func idempotencyKeyOf(workflowID, runID, toolCallID string) string {
+	return workflowID + "/" + runID + "/" + toolCallID
+}
+
+// IdempotencyKey returns the idempotency key of the tool call a tool's
+// Execute runs for, from its context, and whether there is one (there is
+// in the tool activity of a durable run). The key is the same on every
+// attempt of one call and differs between calls and between runs.
+//
+// Activities run at least once: a worker that crashes after a tool's side
+// effect but before its completion reached the server makes Temporal run
+// the call again on another worker. A tool with a side effect that must
+// not happen twice (a payment, an email) passes the key to the system it
+// changes, so that the second attempt is recognised there: as an
+// Idempotency-Key header, a unique column, a conditional write.
+func IdempotencyKey(ctx context.Context) (string, bool) {
+	k, ok := ctx.Value(idempotencyKey{}).(string)
+	return k, ok
 }
 
 // toolActivityError says whether Temporal retries a failed tool call. A

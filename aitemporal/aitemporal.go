@@ -83,19 +83,40 @@ type Agent struct {
 	// their tools outside the workflow).
 	Options ai.GenerateTextOptions
 	// ModelActivity are the options of the model activity. Zero fields get
-	// defaults: a StartToCloseTimeout of ten minutes and a retry policy of
-	// MaxRetries+1 attempts with exponential backoff from two seconds.
-	// Only provider errors marked retryable are retried.
+	// defaults: a StartToCloseTimeout of ten minutes, a HeartbeatTimeout of
+	// [DefaultHeartbeatTimeout] (the worker heartbeats while the model
+	// answers, so that a call handed to a worker that died is retried within
+	// seconds) and a retry policy of MaxRetries+1 attempts with exponential
+	// backoff from two seconds. Only provider errors marked retryable, and
+	// lost workers, are retried.
 	ModelActivity workflow.ActivityOptions
 	// ToolActivity are the options of the tool activity. Zero fields get
 	// defaults: a StartToCloseTimeout of ten minutes, a HeartbeatTimeout of
-	// 30 seconds (the worker heartbeats while a tool runs, so that a
-	// crashed worker's call is retried soon) and three attempts with
-	// exponential backoff from one second.
+	// [DefaultHeartbeatTimeout] (the worker heartbeats while a tool runs,
+	// so that a crashed worker's call is retried soon) and three attempts
+	// with exponential backoff from one second.
 	ToolActivity workflow.ActivityOptions
 	// ToolActivities override ToolActivity for single tools, by name; zero
 	// fields of an entry are taken from ToolActivity.
 	ToolActivities map[string]workflow.ActivityOptions
+	// ContinueAsNewAfter bounds the history of one workflow run: a long
+	// run continues as a new run (Temporal's continue-as-new) at the end
+	// of a step, when a bound is reached or the server suggests it. The
+	// new run takes over the conversation, the steps, the usage and the
+	// discovered tools, so the result is the same; StopWhen then sees the
+	// earlier runs' steps as empty placeholders (their count is right, so
+	// StepCountIs holds, but their content is gone).
+	ContinueAsNewAfter ContinueAsNew
+}
+
+// ContinueAsNew bounds one workflow run of an agent; zero fields mean no
+// bound of that kind.
+type ContinueAsNew struct {
+	// Steps is the number of steps one run takes at most.
+	Steps int
+	// HistoryEvents is the length of the workflow history past which the
+	// run continues as new at the end of the current step.
+	HistoryEvents int
 }
 
 // OutputStore keeps large tool outputs outside the workflow history.
@@ -266,11 +287,20 @@ func (a *Agent) modelOptions(maxRetries int) workflow.ActivityOptions {
 	if o.StartToCloseTimeout == 0 && o.ScheduleToCloseTimeout == 0 {
 		o.StartToCloseTimeout = 10 * time.Minute
 	}
+	if o.HeartbeatTimeout == 0 {
+		o.HeartbeatTimeout = DefaultHeartbeatTimeout
+	}
 	if o.RetryPolicy == nil {
 		o.RetryPolicy = &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumAttempts: int32(maxRetries + 1)}
 	}
 	return o
 }
+
+// DefaultHeartbeatTimeout is the heartbeat timeout of the model and tool
+// activities unless [Agent.ModelActivity] or [Agent.ToolActivity] set one:
+// the worker heartbeats while a call runs, so a call whose worker died is
+// noticed after this long and retried on another worker.
+const DefaultHeartbeatTimeout = 10 * time.Second
 
 // toolOptions returns the options of the tool activity for one tool.
 func (a *Agent) toolOptions(name string) workflow.ActivityOptions {
@@ -286,7 +316,7 @@ func (a *Agent) toolOptions(name string) workflow.ActivityOptions {
 		o.StartToCloseTimeout = cmp.Or(d, 10*time.Minute)
 	}
 	if o.HeartbeatTimeout == 0 {
-		o.HeartbeatTimeout = 30 * time.Second
+		o.HeartbeatTimeout = DefaultHeartbeatTimeout
 	}
 	if o.RetryPolicy == nil {
 		o.RetryPolicy = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 3}

@@ -88,6 +88,10 @@ func TestTemporalWorkerCrash(t *testing.T) {
 	assert.Equal(t, 1, log.count(crashID, "start", "getWeather"), "a completed call does not run again")
 	assert.Equal(t, 2, log.count(crashID, "start", "bookHotel"), "the call cut off by the crash is retried")
 	assert.Equal(t, 1, log.count(crashID, "done", "bookHotel"))
+	keys := log.keys(crashID, "start", "bookHotel")
+	require.Len(t, keys, 2)
+	assert.Equal(t, keys[0], keys[1], "both attempts of the call have one idempotency key")
+	assert.Contains(t, keys[0], crashID, "the key names the run")
 
 	// An uninterrupted run has the same result.
 	cleanID := "trip-clean-" + suffix
@@ -96,6 +100,7 @@ func TestTemporalWorkerCrash(t *testing.T) {
 	var clean aitemporal.Result
 	require.NoError(t, run2.Get(ctx, &clean))
 	assert.Equal(t, 1, log.count(cleanID, "start", "bookHotel"))
+	assert.NotEqual(t, keys[0], log.keys(cleanID, "start", "bookHotel")[0], "another run, another key")
 	assert.Equal(t, clean.Text, crashed.Text)
 	assert.Contains(t, crashed.Text, "Grand Oslo")
 	assert.Equal(t, withoutIDs(clean.Steps), withoutIDs(crashed.Steps))

@@ -24,8 +24,27 @@
 // a crash therefore sends the model exactly the tools it saw before, and a
 // tool call whose activity completed is never run again: its result is in
 // the history. A call cut off by a crash is retried once its heartbeat
-// times out (the worker heartbeats while a tool runs; see
-// [Agent.ToolActivity]).
+// times out (see "Crashes and side effects").
+//
+// # Crashes and side effects
+//
+// A tool call whose completion the history recorded never runs again. But
+// activities run at least once: when a worker dies after a tool did its
+// work and before the server heard of it, the call runs again on another
+// worker, and a tool that sends an email sends it twice. A tool with a side
+// effect must therefore be idempotent. Each call gets a key for that,
+// [IdempotencyKey], the same on every attempt and different for every call
+// of every run; pass it to the system the tool changes:
+//
+//	Execute: func(ctx context.Context, in Payment, _ ai.ToolExecutionOptions) (Receipt, error) {
+//		key, _ := aitemporal.IdempotencyKey(ctx)
+//		return bank.Pay(ctx, in, bank.IdempotencyKey(key)) // the bank pays once per key
+//	}
+//
+// Workers heartbeat while a model or tool call runs ([DefaultHeartbeatTimeout]),
+// so a call on a worker that died is retried within seconds; a tool whose
+// attempts all ended that way is reported to the model as a lost worker
+// ([WorkerLost]), not as a tool that ran out of time.
 //
 // # Retries and tool errors
 //

@@ -2,11 +2,16 @@ package aitemporal
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -67,4 +72,19 @@ func TestGenerateOutputRoundTrip(t *testing.T) {
 	want.Request = &provider.RequestInfo{URL: "https://api.example.com"}
 	want.Response = &provider.ResponseInfo{ID: "r1", Timestamp: time.Unix(100, 0).UTC(), ModelID: "m1"}
 	assert.Equal(t, &want, got.Result)
+}
+
+// A tool whose last attempt lost its heartbeat is reported as a lost
+// worker, not as a tool that took too long.
+func TestToolFailureOfALostWorker(t *testing.T) {
+	ao := workflow.ActivityOptions{StartToCloseTimeout: time.Minute, HeartbeatTimeout: DefaultHeartbeatTimeout}
+	err := toolFailure("b", ao, temporal.NewTimeoutError(enums.TIMEOUT_TYPE_HEARTBEAT, nil))
+	var tf *ToolFailure
+	if !errors.As(err, &tf) || tf.Type != WorkerLost || !strings.Contains(tf.Message, "worker running it was lost") {
+		t.Fatalf("got %#v", err)
+	}
+	err = toolFailure("b", ao, temporal.NewTimeoutError(enums.TIMEOUT_TYPE_START_TO_CLOSE, nil))
+	if !errors.As(err, &tf) || tf.Type != "TimeoutError" || !strings.Contains(tf.Message, "1m0s") {
+		t.Fatalf("a tool that ran too long: got %#v", err)
+	}
 }

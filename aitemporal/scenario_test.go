@@ -84,7 +84,21 @@ func (l *execLog) add(ctx context.Context, event, tool string) {
 		panic(err)
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s %s %s %d\n", info.WorkflowExecution.ID, event, tool, info.Attempt)
+	key, _ := aitemporal.IdempotencyKey(ctx)
+	fmt.Fprintf(f, "%s %s %s %d %s\n", info.WorkflowExecution.ID, event, tool, info.Attempt, key)
+}
+
+// keys returns the idempotency keys of the matching lines, in order.
+func (l *execLog) keys(workflowID, event, tool string) []string {
+	data, _ := os.ReadFile(l.path)
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 5 && f[0] == workflowID && f[1] == event && f[2] == tool {
+			out = append(out, f[4])
+		}
+	}
+	return out
 }
 
 // count returns how many lines of the log match.
@@ -93,7 +107,7 @@ func (l *execLog) count(workflowID, event, tool string) int {
 	n := 0
 	for _, line := range strings.Split(string(data), "\n") {
 		f := strings.Fields(line)
-		if len(f) == 4 && f[0] == workflowID && f[1] == event && f[2] == tool {
+		if len(f) == 5 && f[0] == workflowID && f[1] == event && f[2] == tool {
 			n++
 		}
 	}

@@ -3,6 +3,7 @@ package aitemporal
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/aisdkgo/ai"
 )
@@ -16,18 +17,40 @@ type Input struct {
 	Prompt string
 	// Messages is the conversation so far.
 	Messages []ai.Message
+	// Carried is set by the workflow itself when a long run continues as a
+	// new run ([Agent.ContinueAsNewAfter]): what the new run takes over
+	// from the ones before it. Leave it nil.
+	Carried *Carried
+}
+
+// Carried is the state a run hands to the run it continues as.
+type Carried struct {
+	// Steps are the steps of the earlier runs.
+	Steps []Step `json:"steps"`
+	// Discovered are the deferred tools found so far.
+	Discovered []string `json:"discovered,omitempty"`
+	// Usage is the usage of the earlier runs.
+	Usage ai.Usage `json:"usage"`
+	// Added is how many of the input's messages the earlier runs added
+	// (the rest came with the first run's input).
+	Added int `json:"added"`
+	// Runs counts the earlier runs.
+	Runs int `json:"runs"`
+	// Deadline is when Timeout.Total ends the whole run, if it does.
+	Deadline time.Time `json:"deadline,omitzero"`
 }
 
 type inputJSON struct {
 	Agent    string          `json:"agent"`
 	Prompt   string          `json:"prompt,omitempty"`
 	Messages json.RawMessage `json:"messages,omitempty"`
+	Carried  *Carried        `json:"carried,omitempty"`
 }
 
 // MarshalJSON writes the input with the messages in the TypeScript AI
 // SDK's shape.
 func (in Input) MarshalJSON() ([]byte, error) {
-	j := inputJSON{Agent: in.Agent, Prompt: in.Prompt}
+	j := inputJSON{Agent: in.Agent, Prompt: in.Prompt, Carried: in.Carried}
 	if in.Messages != nil {
 		var err error
 		if j.Messages, err = json.Marshal(in.Messages); err != nil {
@@ -43,7 +66,7 @@ func (in *Input) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	*in = Input{Agent: j.Agent, Prompt: j.Prompt}
+	*in = Input{Agent: j.Agent, Prompt: j.Prompt, Carried: j.Carried}
 	if len(j.Messages) > 0 && string(j.Messages) != "null" {
 		var err error
 		if in.Messages, err = ai.UnmarshalMessages(j.Messages); err != nil {
@@ -203,6 +226,11 @@ type ToolFailure struct {
 	// Err is the activity error.
 	Err error
 }
+
+// WorkerLost is the [ToolFailure.Type] of a call whose last attempt was cut
+// off because its worker stopped heartbeating (it crashed, or lost its
+// connection), rather than failing on its own.
+const WorkerLost = "WorkerLost"
 
 // Error returns the tool's error message.
 func (e *ToolFailure) Error() string { return e.Message }

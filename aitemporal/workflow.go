@@ -45,9 +45,14 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 		cancel(context.Canceled)
 	})
 	var timedOut error
+	var deadline time.Time
 	if total := agent.Options.Timeout.Total; total > 0 {
+		deadline = workflow.Now(wctx).Add(total)
+		if in.Carried != nil && !in.Carried.Deadline.IsZero() {
+			deadline = in.Carried.Deadline // the first run's
+		}
 		workflow.Go(actx, func(c workflow.Context) {
-			if err := workflow.NewTimer(c, total).Get(c, nil); err == nil {
+			if err := workflow.NewTimer(c, max(deadline.Sub(workflow.Now(c)), time.Millisecond)).Get(c, nil); err == nil {
 				timedOut = &ai.TimeoutError{Limit: "Total", Duration: total}
 				cancel(timedOut)
 				cancelActivities()
@@ -71,8 +76,21 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 	if stop == nil {
 		stop = ai.StepCountIs(1)
 	}
+	if c := in.Carried; c != nil {
+		st.carry(c)
+	}
+	startSteps := len(st.prior)
 	opts.StopWhen = func(ctx context.Context, steps []*ai.StepResult) (bool, error) {
-		return stop(ctx, append(slices.Clip(st.prior), steps...))
+		all := append(slices.Clip(st.prior), steps...)
+		done, err := stop(ctx, all)
+		if done || err != nil {
+			return done, err
+		}
+		if agent.ContinueAsNewAfter.due(wctx, len(all)-startSteps) {
+			st.continueAsNew = true
+			return true, nil
+		}
+		return false, nil
 	}
 	onStepEnd, onToolEnd := opts.OnStepEnd, opts.OnToolExecutionEnd
 	opts.OnStepEnd = func(s *ai.StepResult) {
@@ -96,7 +114,11 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 	}
 	approvals := workflow.GetSignalChannel(wctx, ApprovalSignal)
 	var added []ai.Message
+	if c := in.Carried; c != nil && c.Added > 0 && c.Added <= len(messages) {
+		added = slices.Clone(messages[len(messages)-c.Added:])
+	}
 	for {
+		st.continueAsNew = false
 		opts.Messages = messages
 		opts.Tools = withDiscovered(agent.Options.Tools, st.discovered)
 		res, err := ai.GenerateText(ctx, opts)
@@ -109,6 +131,16 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 			return fail(err)
 		}
 		pending := pendingApprovals(res)
+		if len(pending) == 0 && st.continueAsNew {
+			runs := 1
+			if in.Carried != nil {
+				runs += in.Carried.Runs
+			}
+			return nil, workflow.NewContinueAsNewError(wctx, WorkflowName, Input{Agent: in.Agent, Messages: messages, Carried: &Carried{
+				Steps: st.steps, Discovered: st.discovered, Usage: st.result(res, nil).Usage,
+				Added: len(added), Runs: runs, Deadline: deadline,
+			}})
+		}
 		if len(pending) == 0 {
 			st.done = true
 			return st.result(res, added), nil
@@ -230,6 +262,34 @@ type runState struct {
 	pending    []PendingApproval
 	ignored    []IgnoredApproval
 	done       bool
+	// carriedUsage is the usage of the runs this one continues.
+	carriedUsage ai.Usage
+	// continueAsNew is set when the run stopped to continue as new.
+	continueAsNew bool
+}
+
+// carry takes over the state of the runs this one continues: their steps
+// (as empty placeholders for StopWhen), usage and discovered tools.
+func (st *runState) carry(c *Carried) {
+	st.steps = slices.Clone(c.Steps)
+	st.discovered = slices.Clone(c.Discovered)
+	st.carriedUsage = c.Usage
+	st.prior = make([]*ai.StepResult, len(c.Steps))
+	for i := range st.prior {
+		st.prior[i] = &ai.StepResult{}
+	}
+}
+
+// due reports whether a run that took steps steps so far should continue
+// as new.
+func (c ContinueAsNew) due(w workflow.Context, steps int) bool {
+	if c.Steps <= 0 && c.HistoryEvents <= 0 {
+		return false
+	}
+	info := workflow.GetInfo(w)
+	return c.Steps > 0 && steps >= c.Steps ||
+		c.HistoryEvents > 0 && info.GetCurrentHistoryLength() >= c.HistoryEvents ||
+		info.GetContinueAsNewSuggested()
 }
 
 func (st *runState) progress() Progress {
@@ -319,7 +379,7 @@ func (st *runState) toolEnded(ev ai.ToolExecutionEndEvent) {
 
 func (st *runState) result(last *ai.GenerateTextResult, added []ai.Message) *Result {
 	res := &Result{Text: last.Text, FinishReason: last.FinishReason, Steps: st.steps,
-		Discovered: st.discovered, ResponseMessages: added}
+		Discovered: st.discovered, ResponseMessages: added, Usage: st.carriedUsage}
 	for _, s := range st.prior {
 		res.Usage = addUsage(res.Usage, s.Usage)
 	}
@@ -449,7 +509,11 @@ func toolFailure(name string, ao workflow.ActivityOptions, err error) error {
 		d := ao.StartToCloseTimeout
 		switch timeout.TimeoutType() {
 		case enums.TIMEOUT_TYPE_HEARTBEAT:
-			d = ao.HeartbeatTimeout
+			// The tool heartbeats from its own goroutine for as long as it
+			// runs: a missed heartbeat means the worker was lost, not that
+			// the tool took too long.
+			return &ToolFailure{ToolName: name, Type: WorkerLost, Err: err, Message: fmt.Sprintf(
+				"tool %s did not finish: the worker running it was lost (no heartbeat for %s), and so were its retries", name, ao.HeartbeatTimeout)}
 		case enums.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE:
 			d = ao.ScheduleToCloseTimeout
 		case enums.TIMEOUT_TYPE_SCHEDULE_TO_START:

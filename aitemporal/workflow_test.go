@@ -3,6 +3,7 @@ package aitemporal_test
 import (
 	"context"
 	"errors"
+	"go.temporal.io/sdk/workflow"
 	"testing"
 	"time"
 
@@ -72,7 +73,11 @@ func TestToolSearchRun(t *testing.T) {
 // only sees the result of the attempt that succeeded.
 func TestToolActivityRetried(t *testing.T) {
 	var runs counter
-	tools := travelTools(&runs, func(_ context.Context, in cityIn, attempt int) (forecast, error) {
+	var keys []string
+	tools := travelTools(&runs, func(ctx context.Context, in cityIn, attempt int) (forecast, error) {
+		key, ok := aitemporal.IdempotencyKey(ctx)
+		require.True(t, ok, "a durable tool call has an idempotency key")
+		keys = append(keys, key)
 		if attempt == 1 {
 			return forecast{}, errors.New("weather service unavailable")
 		}
@@ -87,6 +92,9 @@ func TestToolActivityRetried(t *testing.T) {
 	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "travel", Prompt: "Weather in Bergen?"})
 	res := result(t, env)
 	assert.Equal(t, 2, runs.get("getWeather"))
+	require.Len(t, keys, 2)
+	assert.Equal(t, keys[0], keys[1], "the retry has the first attempt's idempotency key")
+	assert.Contains(t, keys[0], "/c2", "the key names the call")
 	assert.Empty(t, res.Steps[1].ToolCalls[0].Error)
 	assert.JSONEq(t, `{"city":"Bergen","temp":18}`, string(res.Steps[1].ToolCalls[0].Output))
 	assert.JSONEq(t, `{"type":"json","value":{"city":"Bergen","temp":18}}`, jsonOf(t, toolResults(model.Calls()[2])["c2"]))
@@ -293,4 +301,50 @@ func TestApprovalSignalsChecked(t *testing.T) {
 	p := waiting.PendingApprovals[0]
 	assert.Equal(t, []string{"never-issued: answers no pending request", p.ApprovalID + ": missing signature", p.ApprovalID + ": invalid signature"}, reasons)
 	assert.Len(t, after.PendingApprovals, 1, "the run still waits")
+}
+
+// A run bounded to two steps per workflow run continues as new after the
+// second step; the new run takes over the conversation, the steps, the
+// usage and the discovered tools, and ends as one long run would.
+func TestContinueAsNew(t *testing.T) {
+	var runs counter
+	usage := func(r aitest.Response) aitest.Response {
+		r.Usage = provider.Usage{InputTokens: provider.InputTokens{Total: new(10)}, OutputTokens: provider.OutputTokens{Total: new(1)}}
+		return r
+	}
+	model := aitest.NewModel(
+		usage(toolStep(call("c1", "search", `{"query":"weather"}`))),
+		usage(toolStep(call("c2", "getWeather", `{"city":"Bergen"}`))),
+		usage(textStep("18 degrees.")),
+	)
+	cfg := config(model, travelTools(&runs, nil), func(a *aitemporal.Agent) {
+		a.ContinueAsNewAfter = aitemporal.ContinueAsNew{Steps: 2}
+	})
+	env := newEnv(t, cfg)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "travel", Prompt: "Weather in Bergen?"})
+	require.True(t, env.IsWorkflowCompleted())
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	var next aitemporal.Input
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+	require.NotNil(t, next.Carried)
+	assert.Len(t, next.Carried.Steps, 2)
+	assert.Equal(t, []string{"getWeather"}, next.Carried.Discovered)
+	assert.Equal(t, 1, next.Carried.Runs)
+
+	env = newEnv(t, cfg)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, next)
+	res := result(t, env)
+	assert.Equal(t, "18 degrees.", res.Text)
+	require.Len(t, res.Steps, 3)
+	assert.Equal(t, []int{0, 1, 2}, []int{res.Steps[0].Number, res.Steps[1].Number, res.Steps[2].Number})
+	assert.Equal(t, 30, *res.Usage.InputTokens, "usage of both runs")
+	assert.Equal(t, []string{"getWeather"}, res.Discovered)
+	assert.Equal(t, 1, runs.get("getWeather"), "nothing ran twice")
+	calls := model.Calls()
+	require.Len(t, calls, 3)
+	assert.Contains(t, toolNames(calls[2]), "getWeather", "the discovered tool is loaded in the new run")
+	// The response messages cover both runs: two steps with tool results,
+	// then the answer.
+	assert.Len(t, res.ResponseMessages, 5)
 }

@@ -28,6 +28,18 @@ type ConvertOptions struct {
 	// ([ai.ModelOutput]); otherwise a JSON string is sent as text and any
 	// other value as JSON.
 	ToModelOutput func(ctx context.Context, r StoredResult) (ai.ToolResultOutput, error)
+
+	// ResultSecrets, when set, are required of the results of tools that
+	// run on the server or at the provider: such a result reaches the model
+	// only when it carries the signature [Write] gave it (with the same
+	// secrets in [Options.ResultSecrets]). A result a client invented, or
+	// changed, is replaced by an error text saying the server did not
+	// produce it, and reported to OnForgedResult. Results of the client's
+	// own tools (tools without Execute, and tools missing from Tools) are
+	// taken as they are.
+	ResultSecrets [][]byte
+	// OnForgedResult is told of each result that ResultSecrets refused.
+	OnForgedResult func(r StoredResult)
 }
 
 // StoredResult is a tool result taken from a [ToolPart].
@@ -305,9 +317,15 @@ func (c *converterIn) block(out []ai.Message, block []Part) ([]ai.Message, error
 				reason = p.Approval.Reason
 			}
 			output = ai.ErrorTextOutput{Value: reason}
-		case OutputError:
-			output = ai.ErrorTextOutput{Value: p.ErrorText}
-		case OutputAvailable:
+		case OutputError, OutputAvailable:
+			if !c.vouched(p) {
+				output = ai.ErrorTextOutput{Value: forgedText}
+				break
+			}
+			if p.State == OutputError {
+				output = ai.ErrorTextOutput{Value: p.ErrorText}
+				break
+			}
 			var err error
 			if output, err = c.modelOutput(p); err != nil {
 				return nil, err
@@ -346,7 +364,9 @@ func (c *converterIn) call(p ToolPart) ([]ai.AssistantPart, error) {
 			resultOptions = p.CallProviderMetadata
 		}
 		var output ai.ToolResultOutput
-		if p.State == OutputError {
+		if !c.vouched(p) {
+			output = ai.ErrorTextOutput{Value: forgedText}
+		} else if p.State == OutputError {
 			text, _ := json.Marshal(p.ErrorText)
 			output = ai.ErrorJSONOutput{Value: text}
 		} else {

@@ -69,9 +69,21 @@
 // and a TypeScript server that share a secret accept each other's
 // approvals.
 //
+// A signature does not stop a client from posting the same genuine
+// approval twice: give the generation an [ai.ApprovalLedger] (in memory with
+// [ai.NewApprovalLedger], or one shared by the servers) and a replayed
+// approval does not run its call again.
+//
 // A request that answers an approval is refused unless the secrets are set
 // in [DecodeOptions] (the safe default), or the server chose to trust its
 // clients with [DecodeOptions.InsecureAcceptUnsignedApprovals].
+//
+// Tool results come back from the client too. With the same secrets in
+// [Options.ResultSecrets] and [ConvertOptions.ResultSecrets], [Write] signs
+// each result it streams and [ConvertMessages] lets a result of a server
+// or provider tool reach the model only with that signature; one a client
+// invented is replaced by an error text and reported to
+// [ConvertOptions.OnForgedResult].
 //
 // # The end of a turn
 //

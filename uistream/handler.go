@@ -24,17 +24,20 @@ const (
 type ChatOptions struct {
 	// Agent runs each turn: model, instructions, tools, approval rules. Its
 	// tools serve the conversion and the stream as well, and its
-	// Settings.ToolApprovalSecrets both sign the approval requests and
-	// check the answers the client posts (they are set in Decode).
+	// Settings.ToolApprovalSecrets sign the approval requests and check the
+	// answers the client posts (they are set in Decode), and sign the tool
+	// results the stream sends and check those the client posts back
+	// (they are set in Convert.ResultSecrets and Stream.ResultSecrets).
 	Agent *ai.Agent
 	// Decode bounds the requests; its ToolApprovalSecrets are replaced by
 	// the agent's.
 	Decode DecodeOptions
-	// Convert configures [ConvertMessages]; its Tools are the agent's.
+	// Convert configures [ConvertMessages]; its Tools and ResultSecrets are
+	// set by the handler (OnForgedResult is the place to log forgeries).
 	Convert ConvertOptions
 	// Stream configures the response stream; its MessageID,
-	// OriginalMessages and Tools are set by the handler, its OnFinish is
-	// called after Persist.
+	// OriginalMessages, Tools and ResultSecrets are set by the handler, its
+	// OnFinish is called after Persist.
 	Stream Options
 	// NewID returns the id of a new assistant message ([NewID] when nil).
 	NewID func() string
@@ -135,8 +138,10 @@ func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		loaded = discoveredIn(history, tools)
 		agentOpts.Settings.Tools = withDiscovered(tools, loaded)
 	}
+	secrets := h.opts.Decode.ToolApprovalSecrets
 	conv := h.opts.Convert
 	conv.Tools = tools
+	conv.ResultSecrets = secrets
 	msgs, err := ConvertMessages(ctx, history, &conv)
 	if err != nil {
 		WriteError(w, &RequestError{Status: http.StatusBadRequest, Message: err.Error()})
@@ -150,6 +155,7 @@ func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	so.MessageID = h.opts.NewID()
 	so.OriginalMessages = history
 	so.Tools = tools
+	so.ResultSecrets = secrets
 	so.MessageMetadata = turn.metadata
 	var persistErr error
 	so.OnFinish = func(ev FinishEvent) {

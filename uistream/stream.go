@@ -49,6 +49,14 @@ type Options struct {
 	OmitStart  bool
 	OmitFinish bool
 
+	// ResultSecrets, when set, sign the outcome of every tool call the
+	// stream reports (results and errors; the signature goes into the
+	// chunk's tool metadata under [ResultSignatureKey]), so that
+	// [ConvertMessages] with the same secrets can tell the results this
+	// server produced from results a client invented. Use the secrets of
+	// [DecodeOptions.ToolApprovalSecrets]; the first one signs.
+	ResultSecrets [][]byte
+
 	// OnError formats stream-level errors (provider errors, failed model
 	// calls) for the client. When nil they show [DefaultErrorText]: their
 	// text may hold internal details and never reaches the client unless
@@ -276,8 +284,9 @@ func (c *converter) part(p ai.Part) bool {
 			ch = ToolInputError{
 				ToolCallID: p.ToolCallID, ToolName: p.ToolName, Input: p.Input,
 				ProviderExecuted: p.ProviderExecuted, ProviderMetadata: p.ProviderMetadata,
-				ToolMetadata: p.ToolMetadata, Dynamic: c.dynamic(p.ToolName, p.Dynamic),
-				ErrorText: text, Title: p.Title,
+				ToolMetadata: c.signedMetadata(p.ToolMetadata, p.ToolCallID, p.ToolName, p.Input, OutputError, text),
+				Dynamic:      c.dynamic(p.ToolName, p.Dynamic),
+				ErrorText:    text, Title: p.Title,
 			}
 			break
 		}
@@ -294,9 +303,13 @@ func (c *converter) part(p ai.Part) bool {
 	case ai.ToolApprovalResponse:
 		ch = ToolApprovalResponse{ApprovalID: p.ApprovalID, Approved: p.Approved, Reason: p.Reason, ProviderExecuted: p.ProviderExecuted}
 	case ai.ToolResult:
+		meta := p.ToolMetadata
+		if !p.Preliminary {
+			meta = c.signedMetadata(meta, p.ToolCallID, p.ToolName, p.Input, OutputAvailable, p.Output)
+		}
 		ch = ToolOutputAvailable{
 			ToolCallID: p.ToolCallID, Output: p.Output, ProviderExecuted: p.ProviderExecuted,
-			ProviderMetadata: p.ProviderMetadata, ToolMetadata: p.ToolMetadata,
+			ProviderMetadata: p.ProviderMetadata, ToolMetadata: meta,
 			Preliminary: p.Preliminary, Dynamic: c.dynamic(p.ToolName, p.Dynamic),
 		}
 	case ai.ToolError:
@@ -310,8 +323,9 @@ func (c *converter) part(p ai.Part) bool {
 		}
 		ch = ToolOutputError{
 			ToolCallID: p.ToolCallID, ErrorText: text, ProviderExecuted: p.ProviderExecuted,
-			ProviderMetadata: p.ProviderMetadata, ToolMetadata: p.ToolMetadata,
-			Dynamic: c.dynamic(p.ToolName, p.Dynamic),
+			ProviderMetadata: p.ProviderMetadata,
+			ToolMetadata:     c.signedMetadata(p.ToolMetadata, p.ToolCallID, p.ToolName, p.Input, OutputError, text),
+			Dynamic:          c.dynamic(p.ToolName, p.Dynamic),
 		}
 	case ai.ToolOutputDenied:
 		if !c.denied[p.ToolCallID] {

@@ -109,14 +109,7 @@ func TestBrowserChat(t *testing.T) {
 	if len(res.Requests) != 2 || res.Requests[1]["messageId"] != before[1].ID {
 		t.Errorf("the page posted %d requests (the second continuing %v); want 2", len(res.Requests), res.Requests[len(res.Requests)-1]["messageId"])
 	}
-	// A forged answer, posted as a client could, is refused.
-	forged := postForgedApproval(t, ts.URL)
-	if forged.status != http.StatusBadRequest || !strings.Contains(forged.body, "signature") {
-		t.Errorf("a forged approval got %d %s; want a 400 about the signature", forged.status, forged.body)
-	}
-	if n := len(srv.Sent()); n != 1 {
-		t.Errorf("%d emails sent after the forged approval; want still 1", n)
-	}
+	checkForgeries(t, srv, ts.URL)
 	png, err := os.ReadFile(shot)
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Errorf("no screenshot at %s: %v", shot, err)
@@ -167,14 +160,7 @@ func TestChatAPI(t *testing.T) {
 		t.Errorf("sent %+v", sent)
 	}
 
-	// The same approval posted again with another recipient is refused.
-	forged := postForgedApproval(t, ts.URL)
-	if forged.status != http.StatusBadRequest || !strings.Contains(forged.body, "signature") {
-		t.Errorf("a forged approval got %d %s; want a 400 about the signature", forged.status, forged.body)
-	}
-	if n := len(srv.Sent()); n != 1 {
-		t.Errorf("%d emails sent; want 1", n)
-	}
+	checkForgeries(t, srv, ts.URL)
 
 	// A broken body gets a 400 with a JSON error.
 	resp, err := http.Post(ts.URL+"/api/chat", "application/json", strings.NewReader(`{"messages":[{"id":"x","role":"robot","parts":[]}]}`))
@@ -268,13 +254,33 @@ func accumulate(t *testing.T, chunks []map[string]any) uistream.Message {
 				p.Approval.Signature, _ = c["signature"].(string)
 			})
 		case "tool-output-available":
-			update(c["toolCallId"], func(p *uistream.ToolPart) { p.State, p.Output = uistream.OutputAvailable, raw(c["output"]) })
+			update(c["toolCallId"], func(p *uistream.ToolPart) {
+				p.State, p.Output = uistream.OutputAvailable, raw(c["output"])
+				p.ToolMetadata, _ = c["toolMetadata"].(map[string]any)
+			})
 		}
 	}
 	if m.ID == "" {
 		t.Fatal("the stream gave no message id")
 	}
 	return m
+}
+
+// checkForgeries checks, after one email was sent through a genuine
+// approval, that the results the client sent back were all accepted and
+// that a forged approval is refused and sends nothing.
+func checkForgeries(t *testing.T, srv *Server, url string) {
+	t.Helper()
+	if f := srv.Forged(); len(f) != 0 {
+		t.Errorf("the results sent back were refused as forged: %v", f)
+	}
+	forged := postForgedApproval(t, url)
+	if forged.status != http.StatusBadRequest || !strings.Contains(forged.body, "signature") {
+		t.Errorf("a forged approval got %d %s; want a 400 about the signature", forged.status, forged.body)
+	}
+	if n := len(srv.Sent()); n != 1 {
+		t.Errorf("%d emails sent after the forged approval; want still 1", n)
+	}
 }
 
 type response struct {

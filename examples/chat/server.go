@@ -20,8 +20,9 @@ type Server struct {
 	agent *ai.Agent
 	mux   *http.ServeMux
 
-	mu   sync.Mutex
-	sent []Email // the emails the agent sent
+	mu     sync.Mutex
+	sent   []Email  // the emails the agent sent
+	forged []string // the ids of the tool results refused as forged
 }
 
 // Email is an email the sendEmail tool sent.
@@ -58,7 +59,9 @@ func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Serv
 			"sendEmail": ai.Rule(ai.RequiresApproval.WithReason("The agent wants to send an email on your behalf.")),
 		}},
 		ToolApprovalSecrets: secrets,
-		StopWhen:            ai.StepCountIs(8),
+		// An approval posted twice runs its call once.
+		ApprovalLedger: ai.NewApprovalLedger(0),
+		StopWhen:       ai.StepCountIs(8),
 	}})
 	// One turn per POST: the page posts the whole conversation, the agent
 	// continues it, and the answer streams back as UI message chunks. The
@@ -67,6 +70,15 @@ func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Serv
 	// a client that goes away.
 	s.mux.Handle("POST /api/chat", uistream.NewChatHandler(uistream.ChatOptions{
 		Agent: s.agent,
+		// The agent's secrets also sign the tool results the page keeps, so
+		// that a result the page did not get from this server never
+		// reaches the model.
+		Convert: uistream.ConvertOptions{OnForgedResult: func(res uistream.StoredResult) {
+			log.Printf("chat: the result of tool call %s did not come from this server", res.ToolCallID)
+			s.mu.Lock()
+			s.forged = append(s.forged, res.ToolCallID)
+			s.mu.Unlock()
+		}},
 		Stream: uistream.Options{OnError: func(err error) string {
 			log.Printf("chat: %v", err)
 			return uistream.DefaultErrorText
@@ -84,6 +96,14 @@ func (s *Server) Sent() []Email {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Email(nil), s.sent...)
+}
+
+// Forged returns the ids of the tool results refused because they did not
+// come from this server.
+func (s *Server) Forged() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.forged...)
 }
 
 // tools returns the search tool, a tool the model always sees, and

@@ -12,6 +12,8 @@ package canonjson
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -278,4 +280,20 @@ func units(r rune) [2]uint16 {
 		return [2]uint16{uint16(hi), uint16(lo)}
 	}
 	return [2]uint16{uint16(r), 0}
+}
+
+// Digest returns the unpadded base64url SHA-256 of the canonical form of
+// the JSON value in data; text that is not JSON is digested as a JSON
+// string holding it, and empty text as nothing at all (JavaScript's
+// undefined).
+func Digest(data []byte) string {
+	var canon []byte
+	if len(data) > 0 {
+		var err error
+		if canon, err = Append(nil, data); err != nil {
+			canon = AppendString(nil, string(data))
+		}
+	}
+	sum := sha256.Sum256(canon)
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
