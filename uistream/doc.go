@@ -39,6 +39,16 @@
 //		})
 //	}
 //
+// [NewChatHandler] does all of this for an [ai.Agent], whose tools and
+// approval secrets it uses throughout, and stores the chat when a turn
+// ends:
+//
+//	http.Handle("/api/chat", uistream.NewChatHandler(uistream.ChatOptions{
+//		Agent:   agent, // its Settings.ToolApprovalSecrets sign and check approvals
+//		Load:    chats.Load,
+//		Persist: chats.Save, // the history with the response message last
+//	}))
+//
 // A client that goes away cancels the request's context, and with it the
 // model call and the running tools. Stream-level errors reach the client
 // masked unless [Options.OnError] says otherwise.
@@ -85,6 +95,13 @@
 // live ([Resumer.Serve]; 204 when there is nothing to resume).
 // [Resumer.Stop] ends a generation wherever it runs. The application
 // records the id of each chat's active stream.
+//
+// # The end of a turn
+//
+// [Options.OnFinish] receives the conversation when a stream ends, however
+// it ends: the original messages with the response message last (a
+// resumed message merged in place). [ReadMessage] folds a stream into the
+// message a client builds, for Go clients and tests.
 //
 // [Chunks] gives the chunks as an iterator for other transports, and
 // [Writer] writes streams that an application assembles itself, for

@@ -151,3 +151,35 @@ func ExampleNewWriter() {
 	// data: {"type":"finish","finishReason":"stop"}
 	// data: [DONE]
 }
+
+// A chat served by an agent, with the chats stored between turns.
+func ExampleNewChatHandler() {
+	agent := ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{
+		Model: aitest.NewModel(aitest.Response{Content: []provider.Content{aitest.Text("Hello from the agent!")}}),
+		// The same secrets sign the approval requests and check the
+		// answers; keep them out of the code.
+		ToolApprovalSecrets: [][]byte{[]byte("example secret")},
+	}})
+	chats := map[string][]uistream.Message{}
+	handler := uistream.NewChatHandler(uistream.ChatOptions{
+		Agent: agent,
+		NewID: func() string { return "msg-1" },
+		Load: func(_ context.Context, id string) ([]uistream.Message, error) {
+			return chats[id], nil
+		},
+		Persist: func(_ context.Context, id string, msgs []uistream.Message) error {
+			chats[id] = msgs
+			return nil
+		},
+	})
+
+	body := `{"id":"chat-1","messages":[{"id":"u-1","role":"user","parts":[{"type":"text","text":"Hi!"}]}],"trigger":"submit-message"}`
+	r := httptest.NewRequest(http.MethodPost, "/api/chat", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	handler.ServeHTTP(httptest.NewRecorder(), r)
+
+	stored, _ := json.Marshal(chats["chat-1"])
+	fmt.Println(string(stored))
+	// Output:
+	// [{"id":"u-1","role":"user","parts":[{"type":"text","text":"Hi!"}]},{"id":"msg-1","role":"assistant","parts":[{"type":"step-start"},{"type":"text","text":"Hello from the agent!","state":"done"}]}]
+}

@@ -74,6 +74,15 @@ type Options struct {
 	// for that long, so that proxies do not close a quiet connection (a
 	// long tool call).
 	KeepAlive time.Duration
+
+	// OnFinish, when set, is called once when the stream ends, however it
+	// ends (see [FinishEvent]), with the original messages and the
+	// response message: what to store as the chat. [Writer.WriteParts]
+	// (and [Write]) call it after the last chunk of the generation and
+	// before the end of the stream, with the chunks the writer sent while
+	// the generation ran (data parts of tools included); [Chunks] calls it
+	// when its range loop ends.
+	OnFinish func(FinishEvent)
 }
 
 // ResponseMessageID returns the id under which a response to messages is
@@ -91,6 +100,14 @@ func ResponseMessageID(messages []Message, newID string) string {
 // cancels the generation. An error of the part stream itself ends the
 // chunks with an [Error] chunk.
 func Chunks(parts iter.Seq2[ai.Part, error], opts *Options) iter.Seq[Chunk] {
+	if opts != nil && opts.OnFinish != nil {
+		return finishing(chunks(parts, opts), opts)
+	}
+	return chunks(parts, opts)
+}
+
+// chunks is [Chunks] without the end hook.
+func chunks(parts iter.Seq2[ai.Part, error], opts *Options) iter.Seq[Chunk] {
 	var o Options
 	if opts != nil {
 		o = *opts

@@ -61,6 +61,7 @@ type Writer struct {
 	buf     bytes.Buffer
 	err     error
 	closed  bool
+	fold    *finisher     // the end hook of the running WriteParts, if any
 	written chan struct{} // signals a write to the keep-alive loop
 	stop    chan struct{}
 	done    chan struct{}
@@ -124,11 +125,15 @@ func (sw *Writer) Write(c Chunk) error {
 	if err != nil {
 		return &encodingError{chunk: c.ChunkType(), err: err}
 	}
-	return sw.writeData(b)
+	return sw.writeChunk(c, b)
 }
 
 // writeData sends one chunk given as its JSON.
-func (sw *Writer) writeData(data []byte) error {
+func (sw *Writer) writeData(data []byte) error { return sw.writeChunk(nil, data) }
+
+// writeChunk sends one chunk given as its JSON; c, when not nil, is the
+// chunk itself, folded into the response message for OnFinish.
+func (sw *Writer) writeChunk(c Chunk, data []byte) error {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if sw.err != nil {
@@ -140,6 +145,9 @@ func (sw *Writer) writeData(data []byte) error {
 	sw.buf.WriteString("data: ")
 	sw.buf.Write(data)
 	sw.buf.WriteString("\n\n")
+	if sw.fold != nil && c != nil {
+		sw.fold.add(c)
+	}
 	sw.flushLocked()
 	if sw.written != nil {
 		select {
@@ -154,9 +162,23 @@ func (sw *Writer) writeData(data []byte) error {
 // [Chunks]) and returns the first write error. It stops reading the parts
 // at a failed write, which cancels the generation. A chunk that cannot be
 // encoded (a tool output that is not JSON-encodable) ends the stream with
-// an [Error] chunk, formatted by opts.OnError.
-func (sw *Writer) WriteParts(parts iter.Seq2[ai.Part, error], opts *Options) error {
-	for c := range Chunks(parts, opts) {
+// an [Error] chunk, formatted by opts.OnError. With opts.OnFinish set, the
+// chunks written meanwhile are folded into the response message, which
+// OnFinish receives before WriteParts returns.
+func (sw *Writer) WriteParts(parts iter.Seq2[ai.Part, error], opts *Options) (err error) {
+	if opts != nil && opts.OnFinish != nil {
+		f := newFinisher(opts)
+		sw.mu.Lock()
+		sw.fold = f
+		sw.mu.Unlock()
+		defer func() {
+			sw.mu.Lock()
+			sw.fold = nil
+			sw.mu.Unlock()
+			f.finish(err)
+		}()
+	}
+	for c := range chunks(parts, opts) {
 		if err := sw.Write(c); err != nil {
 			var ee *encodingError
 			if errors.As(err, &ee) {
