@@ -13,7 +13,11 @@
 //   - a stem also matches, at a lower weight, longer stems that begin with
 //     it and shorter ones (of four letters or more) that it begins with,
 //     which joins forms the stemmer keeps apart ("financ" and "financi",
-//     from "finance" and "financial").
+//     from "finance" and "financial");
+//   - a request of three sentences or more, which usually asks for several
+//     things, has its best tools reordered so that each next tool adds most
+//     to what the ones above it have not matched yet: a term counts a
+//     little less each time a tool placed above already has it.
 //
 // Words are split as the built-in ranking splits them ([ai.Tokenize]:
 // camelCase, snake_case, Unicode lower-casing), and an acronym is also
@@ -60,6 +64,18 @@ const (
 	// maxCachedIndexes bounds the indexes a [Search] function keeps, one
 	// per distinct catalog.
 	maxCachedIndexes = 4
+	// coverSentences is how many sentences a request needs before its
+	// results are ordered for coverage: such requests usually ask for
+	// several things at once.
+	coverSentences = 3
+	// coverDiscount multiplies a term's contribution each time a tool
+	// placed above already has the term.
+	coverDiscount = 0.8
+	// coverDepth is how many of the best tools coverage ordering looks
+	// at, at least.
+	coverDepth = 30
+	// coverTop is how many places coverage ordering fills.
+	coverTop = 10
 )
 
 // Options configure the ranking. A nil *Options, like the zero value, gives
@@ -416,12 +432,20 @@ func (x *Index) Query(q string, k int) []string {
 	if k <= 0 || k > len(touched) {
 		k = len(touched)
 	}
-	top := selectTop(touched, k, func(a, b int32) int {
+	better := func(a, b int32) int {
 		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
-	})
+	}
+	var top []int32
+	if sentences(q) >= coverSentences {
+		top = selectTop(touched, min(max(k, coverDepth), len(touched)), better)
+		x.cover(s, top[:min(coverDepth, len(top))], min(k, coverTop))
+		top = top[:k]
+	} else {
+		top = selectTop(touched, k, better)
+	}
 	names := make([]string, len(top))
 	for i, d := range top {
 		names[i] = x.catalog[d].Name
@@ -431,6 +455,73 @@ func (x *Index) Query(q string, k int) []string {
 	}
 	s.touched = touched
 	return names
+}
+
+// cover reorders cands (best first) in place so that its first k are
+// chosen greedily: each next tool is the one whose terms add most, where a
+// term's contribution is multiplied by coverDiscount for each tool above
+// that has it. Ties, and the tools after the first k, keep their order.
+func (x *Index) cover(s *query, cands []int32, k int) {
+	n, nt := len(cands), len(s.ids)
+	contrib := make([]float64, n*nt)
+	for j, id := range s.ids {
+		w := s.weights[j] * x.idf[id]
+		ps := x.postings[id]
+		for i, d := range cands {
+			if p, ok := slices.BinarySearchFunc(ps, d, func(p posting, d int32) int { return cmp.Compare(p.doc, d) }); ok {
+				contrib[i*nt+j] = w * ps[p].impact
+			}
+		}
+	}
+	factor := make([]float64, nt)
+	for j := range factor {
+		factor[j] = 1
+	}
+	for pos := 0; pos < k; pos++ {
+		best, gain := pos, -1.0
+		for i := pos; i < n; i++ {
+			g := 0.0
+			for j, c := range contrib[i*nt : (i+1)*nt] {
+				g += c * factor[j]
+			}
+			if g > gain {
+				best, gain = i, g
+			}
+		}
+		for j, c := range contrib[best*nt : (best+1)*nt] {
+			if c > 0 {
+				factor[j] *= coverDiscount
+			}
+		}
+		// Move the chosen tool to pos, shifting the others down by one so
+		// that they keep their order.
+		d, row := cands[best], slices.Clone(contrib[best*nt:(best+1)*nt])
+		copy(cands[pos+1:best+1], cands[pos:best])
+		copy(contrib[(pos+1)*nt:(best+1)*nt], contrib[pos*nt:best*nt])
+		cands[pos] = d
+		copy(contrib[pos*nt:(pos+1)*nt], row)
+	}
+}
+
+// sentences counts the sentences of a request: the runs of text ended by
+// '?', '!', ';', a line break, a full stop followed by a space, or the end.
+func sentences(q string) int {
+	n, text := 0, false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		end := c == '?' || c == '!' || c == ';' || c == '\n' || c == '.' && (i+1 == len(q) || q[i+1] == ' ')
+		switch {
+		case end && text:
+			n++
+			text = false
+		case !end && c != ' ' && c != '\t' && c != '\r':
+			text = true
+		}
+	}
+	if text {
+		n++
+	}
+	return n
 }
 
 // matchTerms fills s.ids and s.weights with the catalog terms that q matches
