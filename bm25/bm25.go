@@ -213,6 +213,14 @@ type Index struct {
 	stems map[string]string
 	// sorted lists the single-stem terms in order, for prefix matching.
 	sorted []string
+	// terms of each tool, with their impact, for coverage ordering.
+	docTerms [][]termImpact
+}
+
+// termImpact is a term of a tool with its impact there.
+type termImpact struct {
+	term   int32
+	impact float64
 }
 
 // posting is a tool that has a term, with the term's saturated,
@@ -304,12 +312,14 @@ func build(catalog []ai.SearchCandidate, p *params) *Index {
 
 	x.idf = make([]float64, len(entries))
 	x.postings = make([][]posting, len(entries))
+	x.docTerms = make([][]termImpact, n)
 	for id, es := range entries {
 		df := float64(len(es))
 		x.idf[id] = math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
 		ps := make([]posting, len(es))
 		for j, e := range es {
 			ps[j] = posting{doc: e.doc, impact: e.tf / (p.k1 + e.tf)}
+			x.docTerms[e.doc] = append(x.docTerms[e.doc], termImpact{int32(id), ps[j].impact})
 		}
 		// Map iteration gave each tool's terms in random order, but the
 		// tools came in order, so the postings are sorted already.
@@ -398,6 +408,7 @@ type query struct {
 	pair    []byte
 	scores  []float64
 	touched []int32
+	col     []int32
 	// seen[id] == epoch marks the terms already in ids.
 	seen  []uint32
 	epoch uint32
@@ -464,14 +475,22 @@ func (x *Index) Query(q string, k int) []string {
 func (x *Index) cover(s *query, cands []int32, k int) {
 	n, nt := len(cands), len(s.ids)
 	contrib := make([]float64, n*nt)
+	// col[id] is 1 + the place of term id among the request's terms.
+	if len(s.col) < len(x.idf) {
+		s.col = make([]int32, len(x.idf))
+	}
 	for j, id := range s.ids {
-		w := s.weights[j] * x.idf[id]
-		ps := x.postings[id]
-		for i, d := range cands {
-			if p, ok := slices.BinarySearchFunc(ps, d, func(p posting, d int32) int { return cmp.Compare(p.doc, d) }); ok {
-				contrib[i*nt+j] = w * ps[p].impact
+		s.col[id] = int32(j + 1)
+	}
+	for i, d := range cands {
+		for _, ti := range x.docTerms[d] {
+			if c := s.col[ti.term]; c > 0 {
+				contrib[i*nt+int(c-1)] = s.weights[c-1] * x.idf[ti.term] * ti.impact
 			}
 		}
+	}
+	for _, id := range s.ids {
+		s.col[id] = 0
 	}
 	factor := make([]float64, nt)
 	for j := range factor {
