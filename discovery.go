@@ -644,7 +644,7 @@ func (r *run) catalog(st *stepTools, searchName string) ([]SearchCandidate, erro
 		if !sharesCaller(searchCallers, r.effectiveCallers(nt.Name, st)) {
 			continue
 		}
-		cand := SearchCandidate{Name: nt.Name, Group: nt.Tool.core().group}
+		cand := SearchCandidate{Name: nt.Name, Group: nt.Tool.core().group, Parameters: toolParameters(nt.Tool)}
 		if ft, ok := nt.Tool.(*FunctionTool); ok {
 			d, err := describe(ft, nt.Name, st.toolsContext[nt.Name], st.sandbox)
 			if err != nil {

@@ -1,7 +1,9 @@
 package ai
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,6 +33,71 @@ type SearchCandidate struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	Group       string `json:"group,omitempty"`
+	// Parameters are the tool's top-level input parameters, one a line as
+	// "name: description" (or just "name"), in the schema's order, for
+	// rankings that search them; the built-in ranking does not. They are
+	// not part of the result the model sees.
+	Parameters string `json:"-"`
+}
+
+// maxParameterText bounds the parameter text of one candidate.
+const maxParameterText = 4096
+
+// parameterText returns the "name: description" lines of the top-level
+// properties of an input schema, in the order they appear, at most
+// maxParameterText bytes; "" when the schema has none or is not an object.
+func parameterText(schema json.RawMessage) string {
+	if len(schema) == 0 {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	// Find "properties" at the top level.
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	var b strings.Builder
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key != "properties" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return ""
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+			return ""
+		}
+		for dec.More() {
+			name, err := dec.Token()
+			if err != nil {
+				return b.String()
+			}
+			var prop struct {
+				Description string `json:"description"`
+			}
+			if dec.Decode(&prop) != nil {
+				return b.String()
+			}
+			n, _ := name.(string)
+			line := n
+			if prop.Description != "" {
+				line += ": " + prop.Description
+			}
+			if b.Len()+len(line)+1 > maxParameterText {
+				return b.String()
+			}
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(line)
+		}
+		return b.String()
+	}
+	return b.String()
 }
 
 // SearchFunc is an application's own search. It gets the model's query and
@@ -581,4 +648,12 @@ type SearchSummary struct {
 // events and aislog as log records.
 type SearchObserver interface {
 	ObserveSearch(ctx context.Context, rec SearchRecord)
+}
+
+// toolParameters is the parameter text of a tool's input schema.
+func toolParameters(t Tool) string {
+	if in := t.core().input; in != nil {
+		return parameterText(in.raw)
+	}
+	return ""
 }

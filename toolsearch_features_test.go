@@ -261,3 +261,32 @@ func TestSearchSelectByName(t *testing.T) {
 	// By default the select form is a keyword query, as in the reference.
 	assert.Equal(t, []string{"sendEmail", "select"}, run(ai.ToolSearch(), "select:sendEmail"))
 }
+
+// A custom search gets each tool's parameters; the model's result does not.
+func TestSearchCandidatesCarryParameters(t *testing.T) {
+	type in struct {
+		City string `json:"city" jsonschema:"the city to look up"`
+		Days int    `json:"days"`
+	}
+	var got []ai.SearchCandidate
+	search, err := ai.NewToolSearch(ai.ToolSearchOptions{Search: func(_ context.Context, _ string, cands []ai.SearchCandidate) ([]string, error) {
+		got = cands
+		return []string{"forecast"}, nil
+	}})
+	require.NoError(t, err)
+	forecast := ai.NewTool(ai.ToolDef[in, string]{
+		Description:  "Weather.",
+		DeferLoading: true,
+		Execute:      func(context.Context, in, ai.ToolExecutionOptions) (string, error) { return "rain", nil },
+	})
+	model := aitest.NewModel(toolStep(tc("c1", "search", `{"query":"rain"}`)), textStep("done"))
+	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Tools: ai.Tools{{Name: "search", Tool: search}, {Name: "forecast", Tool: forecast}}, StopWhen: ai.StepCountIs(3), Prompt: "go",
+	})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "city: the city to look up\ndays", got[0].Parameters)
+	b, err := json.Marshal(res.Steps[0].ToolResults()[0].Output)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"tools":[{"name":"forecast","description":"Weather."}]}`, string(b))
+}

@@ -1,7 +1,7 @@
 // Package bm25 is an opt-in ranking for [ai.NewToolSearch], built for
-// requests written in everyday language. It scores a tool's name and
-// description with Okapi BM25, counting the name as a weighted field
-// (BM25F), and adds three refinements:
+// requests written in everyday language. It scores a tool's name,
+// description and parameters (their names and descriptions) with Okapi
+// BM25, each a weighted field (BM25F), and adds these refinements:
 //
 //   - English stop words are ignored and words are reduced to their stems
 //     with the Snowball English (Porter2) stemmer, so "booked" finds
@@ -49,7 +49,11 @@ const (
 	DefaultK1         = 1.5
 	DefaultB          = 0.5
 	DefaultNameWeight = 2.0
-	DefaultLimit      = 50
+	// DefaultParameterWeight is the weight of a tool's parameter names and
+	// descriptions. It was set without measurement: the evaluation data
+	// has no parameters.
+	DefaultParameterWeight = 0.5
+	DefaultLimit           = 50
 )
 
 const (
@@ -91,6 +95,11 @@ type Options struct {
 	// NameWeight is what a word in the name counts for, relative to the
 	// same word in the description (0 means [DefaultNameWeight]).
 	NameWeight float64
+	// ParameterWeight is what a word of the tool's parameters (their names
+	// and descriptions, [ai.SearchCandidate.Parameters]) counts for,
+	// relative to the same word in the description (0 means
+	// [DefaultParameterWeight]; a tiny value such as 1e-9 ignores them).
+	ParameterWeight float64
 	// StopWords are the words ignored in names, descriptions and requests,
 	// compared after lower-casing. Nil means a built-in English list; an
 	// empty, non-nil slice ignores none.
@@ -104,6 +113,7 @@ type Options struct {
 // params are resolved options.
 type params struct {
 	k1, b, nameWeight float64
+	paramWeight       float64
 	stop              map[string]bool
 	limit             int
 }
@@ -121,7 +131,7 @@ func stopSet(words []string) map[string]bool {
 }
 
 func resolve(o *Options) *params {
-	p := &params{k1: DefaultK1, b: DefaultB, nameWeight: DefaultNameWeight, limit: DefaultLimit}
+	p := &params{k1: DefaultK1, b: DefaultB, nameWeight: DefaultNameWeight, paramWeight: DefaultParameterWeight, limit: DefaultLimit}
 	if o == nil {
 		p.stop = defaultStop()
 		return p
@@ -134,6 +144,9 @@ func resolve(o *Options) *params {
 	}
 	if o.NameWeight > 0 {
 		p.nameWeight = o.NameWeight
+	}
+	if o.ParameterWeight > 0 {
+		p.paramWeight = o.ParameterWeight
 	}
 	if o.Limit > 0 {
 		p.limit = o.Limit
@@ -258,20 +271,23 @@ func build(catalog []ai.SearchCandidate, p *params) *Index {
 	n := len(catalog)
 	names := make([][]string, n)
 	descs := make([][]string, n)
-	var nameLen, descLen int
+	pars := make([][]string, n)
+	var nameLen, descLen, parLen int
 	for i, c := range catalog {
 		names[i] = p.analyze(c.Name, nil, stemOf)
 		descs[i] = p.analyze(c.Description, nil, stemOf)
+		pars[i] = p.analyze(c.Parameters, nil, stemOf)
 		nameLen += len(names[i])
 		descLen += len(descs[i])
+		parLen += len(pars[i])
 	}
-	avgName, avgDesc := 1.0, 1.0
-	if nameLen > 0 {
-		avgName = float64(nameLen) / float64(n)
+	avg := func(total int) float64 {
+		if total == 0 {
+			return 1
+		}
+		return float64(total) / float64(n)
 	}
-	if descLen > 0 {
-		avgDesc = float64(descLen) / float64(n)
-	}
+	avgName, avgDesc, avgPar := avg(nameLen), avg(descLen), avg(parLen)
 
 	// Per tool, the BM25F pseudo-frequency of each term: its count in each
 	// field, divided by that field's length normalisation and multiplied
@@ -305,6 +321,7 @@ func build(catalog []ai.SearchCandidate, p *params) *Index {
 		clear(tf)
 		count(names[i], p.nameWeight/(1-p.b+p.b*float64(len(names[i]))/avgName))
 		count(descs[i], 1/(1-p.b+p.b*float64(len(descs[i]))/avgDesc))
+		count(pars[i], p.paramWeight/(1-p.b+p.b*float64(len(pars[i]))/avgPar))
 		for id, f := range tf {
 			entries[id] = append(entries[id], entry{int32(i), f})
 		}

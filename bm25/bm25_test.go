@@ -223,3 +223,22 @@ func TestSentences(t *testing.T) {
 		}
 	}
 }
+
+// The words of a tool's parameters count, at a lower weight than its
+// description's.
+func TestQueryParameters(t *testing.T) {
+	cands := []ai.SearchCandidate{
+		{Name: "lookup", Description: "Look up a record.", Parameters: "isbn: The book's ISBN."},
+		{Name: "catalog", Description: "Search the ISBN catalog."},
+		{Name: "other", Description: "Something else."},
+	}
+	if got := New(cands, nil).Query("isbn", 5); !slices.Equal(got, []string{"catalog", "lookup"}) {
+		t.Errorf("got %q", got)
+	}
+	if got := New(cands, &Options{ParameterWeight: 1e-9}).Query("book", 5); len(got) != 1 || got[0] != "lookup" {
+		t.Errorf("a tiny weight still matches, last: got %q", got)
+	}
+	if got := New(cands, &Options{ParameterWeight: 4}).Query("isbn", 5); !slices.Equal(got, []string{"lookup", "catalog"}) {
+		t.Errorf("a high weight ranks the parameter first: got %q", got)
+	}
+}
