@@ -16,8 +16,11 @@
 //     from "finance" and "financial");
 //   - a request of three sentences or more, which usually asks for several
 //     things, has its best tools reordered so that each next tool adds most
-//     to what the ones above it have not matched yet: a term counts a
-//     little less each time a tool placed above already has it.
+//     to what the ones above it have not covered yet: a term counts a
+//     little less each time a tool placed above already has it, and a
+//     tool gains for each sentence by as much as it matches that sentence
+//     better than the tools above (so the tool for a second request is not
+//     pushed out by near-copies of the tool for the first).
 //
 // Words are split as the built-in ranking splits them ([ai.Tokenize]:
 // camelCase, snake_case, Unicode lower-casing), and an acronym is also
@@ -420,6 +423,7 @@ func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 // query is the per-query scratch space, pooled across queries.
 type query struct {
 	stems   []string
+	parts   [][]string
 	ids     []int32
 	weights []float64
 	pair    []byte
@@ -439,7 +443,9 @@ var queryPool = sync.Pool{New: func() any { return new(query) }}
 func (x *Index) Query(q string, k int) []string {
 	s := queryPool.Get().(*query)
 	defer queryPool.Put(s)
-	x.matchTerms(s, q)
+	split := sentences(q) >= coverSentences
+	x.analyzeQuery(s, q, split)
+	x.matchTerms(s, s.parts)
 	if len(s.ids) == 0 {
 		return nil
 	}
@@ -467,7 +473,7 @@ func (x *Index) Query(q string, k int) []string {
 		return cmp.Compare(a, b)
 	}
 	var top []int32
-	if sentences(q) >= coverSentences {
+	if split {
 		top = selectTop(touched, min(max(k, coverDepth), len(touched)), better)
 		x.cover(s, top[:min(coverDepth, len(top))], min(k, coverTop))
 		top = top[:k]
@@ -486,39 +492,68 @@ func (x *Index) Query(q string, k int) []string {
 }
 
 // cover reorders cands (best first) in place so that its first k are
-// chosen greedily: each next tool is the one whose terms add most, where a
-// term's contribution is multiplied by coverDiscount for each tool above
-// that has it. Ties, and the tools after the first k, keep their order.
+// chosen greedily, each next tool being the one that adds most to what the
+// tools above it cover. A tool's gain has two parts: its score for the
+// request's terms, each term's part multiplied by coverDiscount for every
+// tool above that has the term; and, for each sentence of the request, how
+// much its score for that sentence's terms exceeds the best score a tool
+// above has for it. Ties, and the tools after the first k, keep their
+// order.
 func (x *Index) cover(s *query, cands []int32, k int) {
 	n, nt := len(cands), len(s.ids)
-	contrib := make([]float64, n*nt)
-	// col[id] is 1 + the place of term id among the request's terms.
 	if len(s.col) < len(x.idf) {
 		s.col = make([]int32, len(x.idf))
 	}
-	for j, id := range s.ids {
-		s.col[id] = int32(j + 1)
-	}
-	for i, d := range cands {
-		for _, ti := range x.docTerms[d] {
-			if c := s.col[ti.term]; c > 0 {
-				contrib[i*nt+int(c-1)] = s.weights[c-1] * x.idf[ti.term] * ti.impact
+	// row fills dst with the score of each candidate for the terms in s.
+	row := func(dst []float64) {
+		for j, id := range s.ids {
+			// col[id] is 1 + the place of term id among the terms.
+			s.col[id] = int32(j + 1)
+		}
+		for i, d := range cands {
+			for _, ti := range x.docTerms[d] {
+				if c := s.col[ti.term]; c > 0 {
+					dst[i*len(s.ids)+int(c-1)] = s.weights[c-1] * x.idf[ti.term] * ti.impact
+				}
 			}
 		}
+		for _, id := range s.ids {
+			s.col[id] = 0
+		}
 	}
-	for _, id := range s.ids {
-		s.col[id] = 0
-	}
+	contrib := make([]float64, n*nt)
+	row(contrib)
 	factor := make([]float64, nt)
 	for j := range factor {
 		factor[j] = 1
 	}
+	// Each sentence's score for each candidate, by sentence.
+	var sent [][]float64
+	for j := range s.parts {
+		x.matchTerms(s, s.parts[j:j+1])
+		if len(s.ids) == 0 {
+			continue
+		}
+		terms := make([]float64, n*len(s.ids))
+		row(terms)
+		scores := make([]float64, n)
+		for i := range scores {
+			for _, v := range terms[i*len(s.ids) : (i+1)*len(s.ids)] {
+				scores[i] += v
+			}
+		}
+		sent = append(sent, scores)
+	}
+	covered := make([]float64, len(sent))
 	for pos := 0; pos < k; pos++ {
 		best, gain := pos, -1.0
 		for i := pos; i < n; i++ {
 			g := 0.0
 			for j, c := range contrib[i*nt : (i+1)*nt] {
 				g += c * factor[j]
+			}
+			for j, scores := range sent {
+				g += max(0, scores[i]-covered[j])
 			}
 			if g > gain {
 				best, gain = i, g
@@ -529,28 +564,65 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 				factor[j] *= coverDiscount
 			}
 		}
+		for j, scores := range sent {
+			covered[j] = max(covered[j], scores[best])
+		}
 		// Move the chosen tool to pos, shifting the others down by one so
 		// that they keep their order.
-		d, row := cands[best], slices.Clone(contrib[best*nt:(best+1)*nt])
-		copy(cands[pos+1:best+1], cands[pos:best])
-		copy(contrib[(pos+1)*nt:(best+1)*nt], contrib[pos*nt:best*nt])
-		cands[pos] = d
-		copy(contrib[pos*nt:(pos+1)*nt], row)
+		moveTo(cands, pos, best, 1)
+		moveTo(contrib, pos, best, nt)
+		for _, scores := range sent {
+			moveTo(scores, pos, best, 1)
+		}
 	}
 }
 
-// sentences counts the sentences of a request: the runs of text ended by
-// '?', '!', ';', a line break, a full stop followed by a space, or the end.
+// moveTo moves the run of width elements at index from of s to index to
+// (to <= from), shifting those between up by one run.
+func moveTo[T any](s []T, to, from, width int) {
+	if to == from {
+		return
+	}
+	run := slices.Clone(s[from*width : (from+1)*width])
+	copy(s[(to+1)*width:(from+1)*width], s[to*width:from*width])
+	copy(s[to*width:(to+1)*width], run)
+}
+
+// splitSentences returns the sentences of a request: the runs of text
+// ended by '?', '!', ';', a line break, a full stop followed by a space, or
+// the end, trimmed, empty ones left out.
+func splitSentences(q string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(q); i++ {
+		if i < len(q) && !sentenceEnd(q, i) {
+			continue
+		}
+		if t := strings.TrimSpace(q[start:i]); t != "" {
+			out = append(out, t)
+		}
+		start = i + 1
+	}
+	return out
+}
+
+// sentenceEnd reports whether q[i] ends a sentence.
+func sentenceEnd(q string, i int) bool {
+	c := q[i]
+	return c == '?' || c == '!' || c == ';' || c == '\n' || c == '.' && (i+1 == len(q) || q[i+1] == ' ')
+}
+
+// sentences counts the sentences of a request (see splitSentences).
 func sentences(q string) int {
 	n, text := 0, false
 	for i := 0; i < len(q); i++ {
-		c := q[i]
-		end := c == '?' || c == '!' || c == ';' || c == '\n' || c == '.' && (i+1 == len(q) || q[i+1] == ' ')
-		switch {
-		case end && text:
-			n++
+		switch c := q[i]; {
+		case sentenceEnd(q, i):
+			if text {
+				n++
+			}
 			text = false
-		case !end && c != ' ' && c != '\t' && c != '\r':
+		case c != ' ' && c != '\t' && c != '\r':
 			text = true
 		}
 	}
@@ -560,10 +632,34 @@ func sentences(q string) int {
 	return n
 }
 
-// matchTerms fills s.ids and s.weights with the catalog terms that q matches
-// and their weights: its stems, its pairs of neighbouring stems, and the
-// stems that start with one of its stems or that one of them starts with.
-func (x *Index) matchTerms(s *query, q string) {
+// analyzeQuery fills s.stems with the stems of q and s.parts with its
+// parts: the whole request, or each sentence when split is set.
+func (x *Index) analyzeQuery(s *query, q string, split bool) {
+	s.stems, s.parts = s.stems[:0], s.parts[:0]
+	var ends []int
+	if split {
+		for _, text := range splitSentences(q) {
+			s.stems = x.p.analyze(text, s.stems, x.stemOf)
+			ends = append(ends, len(s.stems))
+		}
+	} else {
+		s.stems = x.p.analyze(q, s.stems, x.stemOf)
+		ends = append(ends, len(s.stems))
+	}
+	start := 0
+	for _, end := range ends {
+		if end > start {
+			s.parts = append(s.parts, s.stems[start:end])
+		}
+		start = end
+	}
+}
+
+// matchTerms fills s.ids and s.weights with the catalog terms that the
+// stems of parts match and their weights: the stems, the pairs of
+// neighbouring stems within a part, and the stems that start with one of
+// the stems or that one of them starts with.
+func (x *Index) matchTerms(s *query, parts [][]string) {
 	s.ids, s.weights = s.ids[:0], s.weights[:0]
 	if len(s.seen) < len(x.idf) {
 		s.seen = make([]uint32, len(x.idf))
@@ -580,29 +676,34 @@ func (x *Index) matchTerms(s *query, q string) {
 			s.weights = append(s.weights, w)
 		}
 	}
-	s.stems = x.p.analyze(q, s.stems[:0], x.stemOf)
-	for _, st := range s.stems {
-		if id, ok := x.terms[st]; ok {
-			add(id, 1)
+	for _, stems := range parts {
+		for _, st := range stems {
+			if id, ok := x.terms[st]; ok {
+				add(id, 1)
+			}
 		}
 	}
-	for j := 1; j < len(s.stems); j++ {
-		s.pair = append(append(append(s.pair[:0], s.stems[j-1]...), ' '), s.stems[j]...)
-		if id, ok := x.terms[string(s.pair)]; ok {
-			add(id, pairWeight)
+	for _, stems := range parts {
+		for j := 1; j < len(stems); j++ {
+			s.pair = append(append(append(s.pair[:0], stems[j-1]...), ' '), stems[j]...)
+			if id, ok := x.terms[string(s.pair)]; ok {
+				add(id, pairWeight)
+			}
 		}
 	}
-	for _, st := range s.stems {
-		if len(st) < minPrefix {
-			continue
-		}
-		i, _ := slices.BinarySearch(x.sorted, st)
-		for ; i < len(x.sorted) && strings.HasPrefix(x.sorted[i], st); i++ {
-			add(x.terms[x.sorted[i]], prefixWeight)
-		}
-		for l := minPrefix; l < len(st); l++ {
-			if id, ok := x.terms[st[:l]]; ok {
-				add(id, prefixWeight)
+	for _, stems := range parts {
+		for _, st := range stems {
+			if len(st) < minPrefix {
+				continue
+			}
+			i, _ := slices.BinarySearch(x.sorted, st)
+			for ; i < len(x.sorted) && strings.HasPrefix(x.sorted[i], st); i++ {
+				add(x.terms[x.sorted[i]], prefixWeight)
+			}
+			for l := minPrefix; l < len(st); l++ {
+				if id, ok := x.terms[st[:l]]; ok {
+					add(id, prefixWeight)
+				}
 			}
 		}
 	}
