@@ -430,6 +430,8 @@ type query struct {
 	scores  []float64
 	touched []int32
 	col     []int32
+	// Scratch space of coverage ordering.
+	contrib, factor, sent, covered []float64
 	// seen[id] == epoch marks the terms already in ids.
 	seen  []uint32
 	epoch uint32
@@ -504,8 +506,9 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 	if len(s.col) < len(x.idf) {
 		s.col = make([]int32, len(x.idf))
 	}
-	// row fills dst with the score of each candidate for the terms in s.
-	row := func(dst []float64) {
+	// each calls f with each candidate's place and its matched terms'
+	// places among s.ids and scores.
+	each := func(f func(i, j int, v float64)) {
 		for j, id := range s.ids {
 			// col[id] is 1 + the place of term id among the terms.
 			s.col[id] = int32(j + 1)
@@ -513,7 +516,7 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 		for i, d := range cands {
 			for _, ti := range x.docTerms[d] {
 				if c := s.col[ti.term]; c > 0 {
-					dst[i*len(s.ids)+int(c-1)] = s.weights[c-1] * x.idf[ti.term] * ti.impact
+					f(i, int(c-1), s.weights[c-1]*x.idf[ti.term]*ti.impact)
 				}
 			}
 		}
@@ -521,30 +524,26 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 			s.col[id] = 0
 		}
 	}
-	contrib := make([]float64, n*nt)
-	row(contrib)
-	factor := make([]float64, nt)
+	contrib := grow(&s.contrib, n*nt)
+	each(func(i, j int, v float64) { contrib[i*nt+j] = v })
+	factor := grow(&s.factor, nt)
 	for j := range factor {
 		factor[j] = 1
 	}
-	// Each sentence's score for each candidate, by sentence.
-	var sent [][]float64
+	// sent holds each sentence's score for each candidate, a row of n per
+	// sentence.
+	sent := grow(&s.sent, n*len(s.parts))[:0]
 	for j := range s.parts {
 		x.matchTerms(s, s.parts[j:j+1])
 		if len(s.ids) == 0 {
 			continue
 		}
-		terms := make([]float64, n*len(s.ids))
-		row(terms)
-		scores := make([]float64, n)
-		for i := range scores {
-			for _, v := range terms[i*len(s.ids) : (i+1)*len(s.ids)] {
-				scores[i] += v
-			}
-		}
-		sent = append(sent, scores)
+		row := sent[len(sent) : len(sent)+n]
+		sent = sent[:len(sent)+n]
+		each(func(i, _ int, v float64) { row[i] += v })
 	}
-	covered := make([]float64, len(sent))
+	ns := len(sent) / n
+	covered := grow(&s.covered, ns)
 	for pos := 0; pos < k; pos++ {
 		best, gain := pos, -1.0
 		for i := pos; i < n; i++ {
@@ -552,8 +551,8 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 			for j, c := range contrib[i*nt : (i+1)*nt] {
 				g += c * factor[j]
 			}
-			for j, scores := range sent {
-				g += max(0, scores[i]-covered[j])
+			for j := range ns {
+				g += max(0, sent[j*n+i]-covered[j])
 			}
 			if g > gain {
 				best, gain = i, g
@@ -564,28 +563,38 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 				factor[j] *= coverDiscount
 			}
 		}
-		for j, scores := range sent {
-			covered[j] = max(covered[j], scores[best])
+		for j := range ns {
+			covered[j] = max(covered[j], sent[j*n+best])
 		}
 		// Move the chosen tool to pos, shifting the others down by one so
 		// that they keep their order.
 		moveTo(cands, pos, best, 1)
 		moveTo(contrib, pos, best, nt)
-		for _, scores := range sent {
-			moveTo(scores, pos, best, 1)
+		for j := range ns {
+			moveTo(sent[j*n:(j+1)*n], pos, best, 1)
 		}
 	}
+}
+
+// grow returns (*buf)[:n] cleared, growing *buf when it is too short.
+func grow(buf *[]float64, n int) []float64 {
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	b := (*buf)[:n]
+	clear(b)
+	return b
 }
 
 // moveTo moves the run of width elements at index from of s to index to
 // (to <= from), shifting those between up by one run.
 func moveTo[T any](s []T, to, from, width int) {
-	if to == from {
-		return
+	for ; from > to; from-- {
+		for w := range width {
+			a, b := (from-1)*width+w, from*width+w
+			s[a], s[b] = s[b], s[a]
+		}
 	}
-	run := slices.Clone(s[from*width : (from+1)*width])
-	copy(s[(to+1)*width:(from+1)*width], s[to*width:from*width])
-	copy(s[to*width:(to+1)*width], run)
 }
 
 // splitSentences returns the sentences of a request: the runs of text
