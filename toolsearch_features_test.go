@@ -76,6 +76,18 @@ func TestAutoDeferral(t *testing.T) {
 	assert.Equal(t, []string{"search", "bookHotel"}, names(model.Calls()[1].Tools))
 	assert.Equal(t, "bookHotel", res.Steps[1].ToolResults()[0].Output)
 
+	// Below the budget, tools sent are not reported as discovered.
+	steps := &stepLog{}
+	search, err = ai.NewToolSearch(ai.ToolSearchOptions{DeferOver: &ai.DeferralBudget{Tools: 5}})
+	require.NoError(t, err)
+	_, err = ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: aitest.NewModel(textStep("done")), Tools: described(search, nil, pairs...), Prompt: "go", Observer: steps,
+	})
+	require.NoError(t, err)
+	require.Len(t, steps.infos, 1)
+	assert.Equal(t, all, steps.infos[0].Tools)
+	assert.Empty(t, steps.infos[0].Discovered)
+
 	// An active-tools filter shrinks what is counted.
 	search, err = ai.NewToolSearch(ai.ToolSearchOptions{DeferOver: &ai.DeferralBudget{Tools: 2}})
 	require.NoError(t, err)
@@ -289,4 +301,15 @@ func TestSearchCandidatesCarryParameters(t *testing.T) {
 	b, err := json.Marshal(res.Steps[0].ToolResults()[0].Output)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"tools":[{"name":"forecast","description":"Weather."}]}`, string(b))
+}
+
+// stepLog is an Observer that keeps what each step started with.
+type stepLog struct {
+	nopObserver
+	infos []ai.StepInfo
+}
+
+func (l *stepLog) StartStep(ctx context.Context, s ai.StepInfo) (context.Context, func(ai.StepOutcome)) {
+	l.infos = append(l.infos, s)
+	return ctx, func(ai.StepOutcome) {}
 }
