@@ -465,16 +465,23 @@ func inGroup(catalog []SearchCandidate, group string) ([]SearchCandidate, error)
 // [ToolSearchOptions.SelectByName]).
 const selectPrefix = "select:"
 
+// maxSelectNames bounds the names one "select:" query loads.
+const maxSelectNames = 64
+
 // selectedNames returns the names of a "select:a,b" query, trimmed, empty
-// ones left out; ok is false for other queries.
+// ones left out, the first maxSelectNames at most; ok is false for other
+// queries.
 func selectedNames(query string) (names []string, ok bool) {
 	q := strings.TrimSpace(query)
 	if len(q) < len(selectPrefix) || !strings.EqualFold(q[:len(selectPrefix)], selectPrefix) {
 		return nil, false
 	}
-	for _, n := range strings.Split(q[len(selectPrefix):], ",") {
+	for n := range strings.SplitSeq(q[len(selectPrefix):], ",") {
 		if n = strings.TrimSpace(n); n != "" {
 			names = append(names, n)
+			if len(names) == maxSelectNames {
+				break
+			}
 		}
 	}
 	return names, true

@@ -121,7 +121,8 @@ type ToolSearchOptions struct {
 	Groups bool
 	// SelectByName makes a query of the form "select:name1,name2" return
 	// exactly the deferred tools of those names, in that order (unknown
-	// names are left out), instead of ranking. Without it such a query is
+	// names are left out, and names after the 64th ignored), instead of
+	// ranking. Without it such a query is
 	// ranked like any other, as in the TypeScript AI SDK.
 	SelectByName bool
 	// DeferOver makes deferral automatic: the tools with DeferLoading are
