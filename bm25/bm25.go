@@ -447,7 +447,7 @@ func (x *Index) Query(q string, k int) []string {
 	defer queryPool.Put(s)
 	split := sentences(q) >= coverSentences
 	x.analyzeQuery(s, q, split)
-	x.matchTerms(s, s.parts)
+	x.matchTerms(s, s.parts, true)
 	if len(s.ids) == 0 {
 		return nil
 	}
@@ -498,8 +498,9 @@ func (x *Index) Query(q string, k int) []string {
 // tools above it cover. A tool's gain has two parts: its score for the
 // request's terms, each term's part multiplied by coverDiscount for every
 // tool above that has the term; and, for each sentence of the request, how
-// much its score for that sentence's terms exceeds the best score a tool
-// above has for it. Ties, and the tools after the first k, keep their
+// much its score for that sentence's stems and pairs of stems (prefixes
+// aside, which change nothing here but the cost) exceeds the best score a
+// tool above has for it. Ties, and the tools after the first k, keep their
 // order.
 func (x *Index) cover(s *query, cands []int32, k int) {
 	n, nt := len(cands), len(s.ids)
@@ -534,7 +535,7 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 	// sentence.
 	sent := grow(&s.sent, n*len(s.parts))[:0]
 	for j := range s.parts {
-		x.matchTerms(s, s.parts[j:j+1])
+		x.matchTerms(s, s.parts[j:j+1], false)
 		if len(s.ids) == 0 {
 			continue
 		}
@@ -666,9 +667,9 @@ func (x *Index) analyzeQuery(s *query, q string, split bool) {
 
 // matchTerms fills s.ids and s.weights with the catalog terms that the
 // stems of parts match and their weights: the stems, the pairs of
-// neighbouring stems within a part, and the stems that start with one of
-// the stems or that one of them starts with.
-func (x *Index) matchTerms(s *query, parts [][]string) {
+// neighbouring stems within a part, and, when prefixes is set, the stems
+// that start with one of the stems or that one of them starts with.
+func (x *Index) matchTerms(s *query, parts [][]string, prefixes bool) {
 	s.ids, s.weights = s.ids[:0], s.weights[:0]
 	if len(s.seen) < len(x.idf) {
 		s.seen = make([]uint32, len(x.idf))
@@ -699,6 +700,9 @@ func (x *Index) matchTerms(s *query, parts [][]string) {
 				add(id, pairWeight)
 			}
 		}
+	}
+	if !prefixes {
+		return
 	}
 	for _, stems := range parts {
 		for _, st := range stems {
