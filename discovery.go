@@ -414,9 +414,13 @@ func (r *run) runSearch(ctx context.Context, st *stepTools, searchName string, c
 	}
 	limit := cfg.max
 	var ranked []string
-	if names, ok := selectedNames(in.Query); ok && cfg.selectByName {
+	var selected bool
+	if cfg.selectByName {
+		ranked, selected = selectedNames(in.Query)
+	}
+	if selected {
 		// Exact names: as many as were asked for.
-		ranked, limit = names, len(names)
+		limit = len(ranked)
 	} else if cfg.fn != nil {
 		ranked, err = cfg.fn(ctx, in.Query, slices.Clone(catalog))
 		if err != nil {
