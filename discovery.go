@@ -19,6 +19,22 @@ import (
 type discovery struct {
 	mu    sync.Mutex
 	found map[string]struct{}
+	// searches records every search of the generation, as it finished.
+	searches []SearchRecord
+}
+
+// record keeps a finished search for the generation's summary.
+func (d *discovery) record(rec SearchRecord) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.searches = append(d.searches, rec)
+}
+
+// records returns a copy of the searches so far.
+func (d *discovery) records() []SearchRecord {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.searches)
 }
 
 func (d *discovery) add(names []string) {
@@ -112,6 +128,10 @@ type stepTools struct {
 	callerMessages []string
 	// none is true when the generation has no tool set at all.
 	none bool
+	// undeferred is true when the step's tools fit the budget of a search
+	// tool that defers automatically: every tool is sent, that search
+	// tool is not.
+	undeferred bool
 }
 
 // modelTool returns the tool the model may call by name.
@@ -204,6 +224,13 @@ func (r *run) prepareTools(s *step, activeNames []string, activeSet bool, order 
 	if !r.searchRelevant {
 		for i := range r.idx.tools {
 			add(i)
+		}
+	} else if b := r.idx.deferralBudget(); b != nil && r.fitsBudget(st, b) {
+		st.undeferred = true
+		for i, nt := range r.idx.tools {
+			if sc := nt.Tool.core().search; sc == nil || sc.budget == nil {
+				add(i)
+			}
 		}
 	} else {
 		// The tools that are not deferred, merged in set order with the
@@ -357,26 +384,55 @@ func describe(t *FunctionTool, name string, context any, sandbox Sandbox) (desc 
 }
 
 // search runs a search tool's call in a step: it builds the catalog of
-// candidates, ranks it, and records the finds in the generation's
-// discovery state.
-func (r *run) search(ctx context.Context, st *stepTools, searchName string, cfg *searchConfig, query string) (ToolSearchResult, error) {
+// candidates, ranks it (or, for a "select:" query, looks the names up),
+// records the finds in the generation's discovery state, and records the
+// search for the observer and the result's summary.
+func (r *run) search(ctx context.Context, s *step, call *ToolCall, cfg *searchConfig, in searchInput) (ToolSearchResult, error) {
+	res, err := r.runSearch(ctx, s.tools, call.ToolName, cfg, in)
+	rec := SearchRecord{StepNumber: s.number, ToolCallID: call.ToolCallID, ToolName: call.ToolName,
+		Query: in.Query, Group: in.Group, Results: []string{}, Err: err}
+	for _, t := range res.Tools {
+		rec.Results = append(rec.Results, t.Name)
+	}
+	r.discovery.record(rec)
+	if so, ok := r.opts.Observer.(SearchObserver); ok {
+		callback("Observer.ObserveSearch", func() { so.ObserveSearch(ctx, rec) })
+	}
+	return res, err
+}
+
+func (r *run) runSearch(ctx context.Context, st *stepTools, searchName string, cfg *searchConfig, in searchInput) (ToolSearchResult, error) {
 	catalog, err := r.catalog(st, searchName)
 	if err != nil {
 		return ToolSearchResult{}, err
 	}
+	if in.Group != "" {
+		catalog, err = inGroup(catalog, in.Group)
+		if err != nil {
+			return ToolSearchResult{}, err
+		}
+	}
+	limit := cfg.max
 	var ranked []string
-	if cfg.fn != nil {
-		ranked, err = cfg.fn(ctx, query, slices.Clone(catalog))
+	var selected bool
+	if cfg.selectByName {
+		ranked, selected = selectedNames(in.Query)
+	}
+	if selected {
+		// Exact names: as many as were asked for.
+		limit = len(ranked)
+	} else if cfg.fn != nil {
+		ranked, err = cfg.fn(ctx, in.Query, slices.Clone(catalog))
 		if err != nil {
 			return ToolSearchResult{}, err
 		}
 	} else {
-		ranked = cfg.rank(query, catalog)
+		ranked = cfg.rank(in.Query, catalog)
 	}
 	res := ToolSearchResult{Tools: []SearchCandidate{}}
 	var names []string
 	for _, name := range ranked {
-		if len(res.Tools) >= cfg.max {
+		if len(res.Tools) >= limit {
 			break
 		}
 		i := slices.IndexFunc(catalog, func(c SearchCandidate) bool { return c.Name == name })
@@ -388,6 +444,198 @@ func (r *run) search(ctx context.Context, st *stepTools, searchName string, cfg 
 	}
 	r.discovery.add(names)
 	return res, nil
+}
+
+// inGroup returns the candidates of group, or a *SearchGroupError when
+// there are none.
+func inGroup(catalog []SearchCandidate, group string) ([]SearchCandidate, error) {
+	var out []SearchCandidate
+	var groups []string
+	for _, c := range catalog {
+		if c.Group == group {
+			out = append(out, c)
+		} else if c.Group != "" {
+			groups = append(groups, c.Group)
+		}
+	}
+	if len(out) == 0 {
+		slices.Sort(groups)
+		return nil, &SearchGroupError{Group: group, Groups: slices.Compact(groups)}
+	}
+	return out, nil
+}
+
+// selectPrefix starts a query that names tools (see
+// [ToolSearchOptions.SelectByName]).
+const selectPrefix = "select:"
+
+// maxSelectNames bounds the names one "select:" query loads.
+const maxSelectNames = 64
+
+// selectedNames returns the names of a "select:a,b" query, trimmed, empty
+// ones left out, the first maxSelectNames at most; ok is false for other
+// queries.
+func selectedNames(query string) (names []string, ok bool) {
+	q := strings.TrimSpace(query)
+	if len(q) < len(selectPrefix) || !strings.EqualFold(q[:len(selectPrefix)], selectPrefix) {
+		return nil, false
+	}
+	for n := range strings.SplitSeq(q[len(selectPrefix):], ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+			if len(names) == maxSelectNames {
+				break
+			}
+		}
+	}
+	return names, true
+}
+
+// deferralBudget returns the budget of the first search tool that defers
+// automatically, nil when none does.
+func (x *toolIndex) deferralBudget() *DeferralBudget {
+	for _, i := range x.searches {
+		if sc := x.tools[i].Tool.core().search; sc.budget != nil {
+			return sc.budget
+		}
+	}
+	return nil
+}
+
+// fitsBudget reports whether the definitions of the step's tools (active,
+// search tools that defer automatically left out) fit b.
+func (r *run) fitsBudget(st *stepTools, b *DeferralBudget) bool {
+	tools, bytes := 0, 0
+	for _, nt := range r.idx.tools {
+		if st.activeSet && !st.active[nt.Name] {
+			continue
+		}
+		if sc := nt.Tool.core().search; sc != nil && sc.budget != nil {
+			continue
+		}
+		tools++
+		if b.Tools > 0 && tools > b.Tools {
+			return false
+		}
+		if b.Tokens > 0 {
+			d, err := toolDefinition(nt.Name, nt.Tool, st)
+			if err != nil {
+				// The error surfaces when the step's definitions are built.
+				return false
+			}
+			bytes += definitionSize(d)
+			if EstimateTokens(bytes) > b.Tokens {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// definitionSize is the size in bytes of what a tool definition sends: a
+// function tool's name, description, input schema and examples; a
+// provider tool's name, id and arguments as JSON.
+func definitionSize(d provider.Tool) int {
+	switch d := d.(type) {
+	case *provider.FunctionTool:
+		n := len(d.Name) + len(d.Description) + len(d.InputSchema)
+		for _, ex := range d.InputExamples {
+			n += len(ex)
+		}
+		return n
+	case *provider.ProviderTool:
+		args, _ := json.Marshal(d.Args)
+		return len(d.Name) + len(d.ID) + len(args)
+	}
+	return 0
+}
+
+// EstimateTokens is the estimate [DeferralBudget] uses: one token per four
+// bytes, rounded up.
+func EstimateTokens(bytes int) int { return (bytes + 3) / 4 }
+
+// DefinitionTokens estimates the tokens the definitions of tools take, as
+// [DeferralBudget] counts them, with their static descriptions (a
+// description function is called with no context). It helps choose a
+// budget.
+func DefinitionTokens(tools Tools) (int, error) {
+	bytes := 0
+	for _, nt := range tools {
+		if nt.Tool == nil {
+			return 0, &InvalidArgumentError{Parameter: "tools", Message: fmt.Sprintf("tool %q is nil", nt.Name)}
+		}
+		if IsToolSearch(nt.Tool) {
+			continue
+		}
+		d, err := toolDefinition(nt.Name, nt.Tool, nil)
+		if err != nil {
+			return 0, err
+		}
+		bytes += definitionSize(d)
+	}
+	return EstimateTokens(bytes), nil
+}
+
+// searchSummary summarises the searches of the generation and the calls of
+// deferred tools in its steps; nil when the generation has no tool search.
+func (r *run) searchSummary() *SearchSummary {
+	if !r.searchRelevant || len(r.idx.searches) == 0 {
+		return nil
+	}
+	sum := &SearchSummary{Searches: r.discovery.records()}
+	// Searches of one step may finish in any order: order them as their
+	// calls are in the step.
+	pos := map[string]int{}
+	for _, st := range r.steps {
+		for i, p := range st.Content {
+			if c, ok := p.(ToolCall); ok {
+				pos[c.ToolCallID] = i
+			}
+		}
+	}
+	slices.SortStableFunc(sum.Searches, func(a, b SearchRecord) int {
+		return cmp.Or(cmp.Compare(a.StepNumber, b.StepNumber), cmp.Compare(pos[a.ToolCallID], pos[b.ToolCallID]))
+	})
+	for _, s := range sum.Searches {
+		switch {
+		case s.Err != nil:
+			sum.Failed++
+		case len(s.Results) == 0:
+			sum.NoResult++
+		}
+	}
+	for _, st := range r.steps {
+		for _, p := range st.Content {
+			c, ok := p.(ToolCall)
+			if !ok || c.ProviderExecuted {
+				continue
+			}
+			i, ok := r.idx.byName[c.ToolName]
+			if !ok {
+				continue
+			}
+			if core := r.idx.tools[i].Tool.core(); !core.deferLoading || core.search != nil {
+				continue
+			}
+			use := DeferredToolCall{StepNumber: st.StepNumber, ToolCallID: c.ToolCallID, ToolName: c.ToolName, Search: -1}
+			for j, s := range sum.Searches {
+				if s.StepNumber >= st.StepNumber {
+					break
+				}
+				if k := slices.Index(s.Results, c.ToolName); k >= 0 {
+					use.Found, use.Rank, use.Search = true, k+1, j
+					break
+				}
+			}
+			if use.Found {
+				sum.FoundAndCalled++
+			} else {
+				sum.CalledNotFound++
+			}
+			sum.Calls = append(sum.Calls, use)
+		}
+	}
+	return sum
 }
 
 // catalog lists the deferred tools a search may return in a step: active,
@@ -407,7 +655,7 @@ func (r *run) catalog(st *stepTools, searchName string) ([]SearchCandidate, erro
 		if !sharesCaller(searchCallers, r.effectiveCallers(nt.Name, st)) {
 			continue
 		}
-		cand := SearchCandidate{Name: nt.Name}
+		cand := SearchCandidate{Name: nt.Name, Group: nt.Tool.core().group, Parameters: toolParameters(nt.Tool)}
 		if ft, ok := nt.Tool.(*FunctionTool); ok {
 			d, err := describe(ft, nt.Name, st.toolsContext[nt.Name], st.sandbox)
 			if err != nil {

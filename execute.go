@@ -208,7 +208,7 @@ func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call *ToolC
 		if p, ok := call.value.(*searchInput); ok {
 			in = *p
 		}
-		return r.search(ctx, s.tools, call.ToolName, c.search, in.Query)
+		return r.search(ctx, s, call, c.search, in)
 	}
 	if c.execute == nil {
 		return nil, fmt.Errorf("tool %q cannot be executed: it has no execute function", call.ToolName)

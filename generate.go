@@ -328,6 +328,9 @@ type GenerateTextResult struct {
 	// ResponseMessages are the messages the generation added to the
 	// conversation (append them to your history to continue it).
 	ResponseMessages []Message
+	// ToolSearch summarises the generation's tool searches and the calls
+	// of deferred tools; nil when the generation has no search tool.
+	ToolSearch *SearchSummary
 
 	output *outputValue // read with OutputOf
 	// textOutput is 1 (generate) or 2 (stream) when the generation had no
@@ -517,6 +520,7 @@ func (r *run) result() *GenerateTextResult {
 			res.textOutput = 2
 		}
 	}
+	res.ToolSearch = r.searchSummary()
 	if last := res.FinalStep(); last != nil {
 		res.Text = last.Text()
 		res.FinishReason = last.FinishReason

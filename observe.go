@@ -253,6 +253,16 @@ func (m multiObserver) ModelCallWait(ctx context.Context, w WaitInfo) {
 	}
 }
 
+// ObserveSearch implements [SearchObserver]: it hands the search to each
+// observer that implements it.
+func (m multiObserver) ObserveSearch(ctx context.Context, rec SearchRecord) {
+	for _, o := range m {
+		if so, ok := o.(SearchObserver); ok {
+			callback("Observer.ObserveSearch", func() { so.ObserveSearch(ctx, rec) })
+		}
+	}
+}
+
 // guardStart calls an observer's Start method; when it panics or returns no
 // context, the operation goes on in ctx, unobserved.
 func guardStart[O any](ctx context.Context, start func(context.Context) (context.Context, func(O))) (out context.Context, end func(O)) {
@@ -333,7 +343,7 @@ func (r *run) startStep(s *step) {
 		info.Tools = append(info.Tools, toolDefName(d))
 	}
 	for _, e := range s.tools.entries {
-		if e.tool.core().deferLoading {
+		if e.tool.core().deferLoading && !s.tools.undeferred {
 			info.Discovered = append(info.Discovered, e.name)
 		}
 	}

@@ -155,7 +155,7 @@ func TestObserverEvents(t *testing.T) {
     model stream=%[1]v retries=2
     model end: tool-calls ok first-chunk=%[1]v
     tool search c1
-    tool search end: {[{depth Reports its depth.}]} ok
+    tool search end: {[{depth Reports its depth.  }]} ok
   step 0 end: recorded=true, ok
   step 1 tools=[search depth] discovered=[depth]
     model stream=%[1]v retries=2

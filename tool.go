@@ -132,6 +132,10 @@ type ToolDef[In, Out any] struct {
 	// [ToolSearch] tool discovers it; from the step after that it is sent
 	// like any other tool.
 	DeferLoading bool
+	// Group names the family the tool belongs to (MCP tools carry their
+	// server's name): a search tool with [ToolSearchOptions.Groups] can
+	// search one group only.
+	Group string
 
 	// InputSchema is the JSON Schema of the input. When nil it is inferred
 	// from In (struct fields without omitempty/omitzero are required, and
@@ -279,10 +283,34 @@ func WithDeferLoading(t Tool, deferLoading bool) Tool {
 	return t
 }
 
+// WithGroup returns a copy of t in group (see [ToolDef.Group]).
+func WithGroup(t Tool, group string) Tool {
+	switch t := t.(type) {
+	case *FunctionTool:
+		c := *t
+		c.c.group = group
+		return &c
+	case *ProviderTool:
+		c := *t
+		c.c.group = group
+		return &c
+	}
+	return t
+}
+
+// GroupOf returns the group of t ("" when it has none or t is nil).
+func GroupOf(t Tool) string {
+	if t == nil {
+		return ""
+	}
+	return t.core().group
+}
+
 // toolCore holds what every tool kind shares, with typed callbacks erased to
 // work on the decoded input value (In) and output value (Out).
 type toolCore struct {
 	deferLoading    bool
+	group           string
 	title           string
 	providerOptions ProviderOptions
 	metadata        map[string]any
@@ -357,6 +385,7 @@ func newFunctionTool[In, Out any](def ToolDef[In, Out], dynamic bool) (*Function
 		return nil, err
 	}
 	c.deferLoading = def.DeferLoading
+	c.group = def.Group
 	c.title = def.Title
 	c.providerOptions = def.ProviderOptions
 	c.metadata = def.Metadata
@@ -524,6 +553,8 @@ type ProviderToolDef struct {
 	SupportsDeferredResults bool
 	// DeferLoading keeps the tool hidden until a [ToolSearch] finds it.
 	DeferLoading bool
+	// Group names the family the tool belongs to, for searches.
+	Group string
 	// InputSchema validates calls; nil accepts any input.
 	InputSchema *jsonschema.Schema
 	// Execute runs a provider-defined (not provider-executed) tool. Its
@@ -558,6 +589,7 @@ func NewProviderTool(def ProviderToolDef) (*ProviderTool, error) {
 		return nil, err
 	}
 	c.deferLoading = def.DeferLoading
+	c.group = def.Group
 	c.metadata = def.Metadata
 	if def.ProviderExecuted {
 		c.execute = nil

@@ -1,10 +1,14 @@
 package ai
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -22,11 +26,78 @@ const DefaultMaxResults = 5
 // exactly (2^53-1).
 const maxSafeInteger = 1<<53 - 1
 
-// SearchCandidate is a deferred tool a search may return: its name and its
-// description as resolved for the current step ("" when it has none).
+// SearchCandidate is a deferred tool a search may return: its name, its
+// description as resolved for the current step ("" when it has none), and
+// its group ("" when it has none, see [WithGroup]).
 type SearchCandidate struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
+	Group       string `json:"group,omitempty"`
+	// Parameters are the tool's top-level input parameters, one a line as
+	// "name: description" (or just "name"), in the schema's order, for
+	// rankings that search them; the built-in ranking does not. They are
+	// not part of the result the model sees.
+	Parameters string `json:"-"`
+}
+
+// maxParameterText bounds the parameter text of one candidate.
+const maxParameterText = 4096
+
+// parameterText returns the "name: description" lines of the top-level
+// properties of an input schema, in the order they appear, at most
+// maxParameterText bytes; "" when the schema has none or is not an object.
+func parameterText(schema json.RawMessage) string {
+	if len(schema) == 0 {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	// Find "properties" at the top level.
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	var b strings.Builder
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key != "properties" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return ""
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+			return ""
+		}
+		for dec.More() {
+			name, err := dec.Token()
+			if err != nil {
+				return b.String()
+			}
+			var prop struct {
+				Description string `json:"description"`
+			}
+			if dec.Decode(&prop) != nil {
+				return b.String()
+			}
+			n, _ := name.(string)
+			line := n
+			if prop.Description != "" {
+				line += ": " + prop.Description
+			}
+			if b.Len()+len(line)+1 > maxParameterText {
+				return b.String()
+			}
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(line)
+		}
+		return b.String()
+	}
+	return b.String()
 }
 
 // SearchFunc is an application's own search. It gets the model's query and
@@ -43,6 +114,49 @@ type ToolSearchOptions struct {
 	// MaxResults caps how many tools one search returns: nil means
 	// [DefaultMaxResults]; otherwise it must be a positive integer.
 	MaxResults *int
+	// Groups adds an optional "group" to the search input: when the model
+	// sets it, only the deferred tools of that group (see [WithGroup];
+	// MCP tools carry their server's name) are searched, and a group no
+	// candidate has is a tool error that lists the groups there are.
+	Groups bool
+	// SelectByName makes a query of the form "select:name1,name2" return
+	// exactly the deferred tools of those names, in that order (unknown
+	// names are left out, and names after the 64th ignored), instead of
+	// ranking. Without it such a query is
+	// ranked like any other, as in the TypeScript AI SDK.
+	SelectByName bool
+	// DeferOver makes deferral automatic: the tools with DeferLoading are
+	// deferred only in steps where the definitions of all the tools the
+	// step would otherwise send exceed the budget. Below it every tool is
+	// sent and this search tool is not. Nil always defers.
+	DeferOver *DeferralBudget
+}
+
+// DeferralBudget is the size of a step's tool definitions above which
+// [ToolSearchOptions.DeferOver] defers tools. A zero field sets no limit.
+type DeferralBudget struct {
+	// Tokens is the most tokens the definitions may take, estimated as
+	// one token per four bytes of each tool's name, description, input
+	// schema and input examples (for provider tools, its id and
+	// arguments) as JSON.
+	Tokens int
+	// Tools is the most tools that may be sent.
+	Tools int
+}
+
+// SearchGroupError is the error of a search for a group that none of the
+// searchable tools has.
+type SearchGroupError struct {
+	Group string
+	// Groups are the groups there are, sorted.
+	Groups []string
+}
+
+func (e *SearchGroupError) Error() string {
+	if len(e.Groups) == 0 {
+		return fmt.Sprintf("no tool group %q: the tools have no groups; search without one", e.Group)
+	}
+	return fmt.Sprintf("no tool group %q; the groups are: %s", e.Group, strings.Join(e.Groups, ", "))
 }
 
 // ToolSearchResult is the output of a search tool: the matching tools, best
@@ -83,14 +197,28 @@ func NewToolSearch(opts ToolSearchOptions) (*FunctionTool, error) {
 			return nil, &InvalidArgumentError{Parameter: "MaxResults", Message: "must be a positive integer"}
 		}
 	}
+	if b := opts.DeferOver; b != nil && (b.Tokens < 0 || b.Tools < 0 || b.Tokens == 0 && b.Tools == 0) {
+		return nil, &InvalidArgumentError{Parameter: "DeferOver", Message: "needs a positive Tokens or Tools, and neither negative"}
+	}
+	desc := searchDescription(opts.Search != nil, max)
+	if opts.Groups {
+		desc += ` Set "group" to search only the tools of that group.`
+	}
+	if opts.SelectByName {
+		desc += ` To load tools whose exact names you know, search for "select:" followed by the names, separated by commas.`
+	}
 	t := NewTool(ToolDef[searchInput, ToolSearchResult]{
-		Description: searchDescription(opts.Search != nil, max),
-		InputSchema: searchInputSchema(),
+		Description: desc,
+		InputSchema: searchInputSchema(opts.Groups),
 		Execute: func(context.Context, searchInput, ToolExecutionOptions) (ToolSearchResult, error) {
 			return ToolSearchResult{}, errUnboundSearch
 		},
 	})
-	t.c.search = &searchConfig{fn: opts.Search, max: max}
+	t.c.search = &searchConfig{fn: opts.Search, max: max, selectByName: opts.SelectByName}
+	if opts.DeferOver != nil {
+		b := *opts.DeferOver
+		t.c.search.budget = &b
+	}
 	return t, nil
 }
 
@@ -98,10 +226,14 @@ var errUnboundSearch = errors.New("a search tool only works inside a generation"
 
 type searchInput struct {
 	Query string `json:"query"`
+	Group string `json:"group,omitempty"`
 }
 
-func searchInputSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{
+// maxGroupLen bounds the group a search input may name.
+const maxGroupLen = 256
+
+func searchInputSchema(groups bool) *jsonschema.Schema {
+	s := &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
 			"query": {Type: "string", MinLength: jsonschema.Ptr(1)},
@@ -109,6 +241,11 @@ func searchInputSchema() *jsonschema.Schema {
 		Required:             []string{"query"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
+	if groups {
+		s.Properties["group"] = &jsonschema.Schema{Type: "string", MaxLength: jsonschema.Ptr(maxGroupLen),
+			Description: "Search only the tools of this group."}
+	}
+	return s
 }
 
 func searchDescription(custom bool, max int) string {
@@ -131,8 +268,10 @@ func IsToolSearch(t Tool) bool { return t != nil && t.core().search != nil }
 
 // searchConfig is the hidden part of a search tool.
 type searchConfig struct {
-	fn  SearchFunc
-	max int
+	fn           SearchFunc
+	max          int
+	selectByName bool
+	budget       *DeferralBudget
 
 	mu      sync.Mutex
 	indexes []*rankIndex // most recently used first
@@ -448,4 +587,74 @@ func tokenizeASCII(text string, dst []string) []string {
 		flush(len(text))
 	}
 	return dst
+}
+
+// SearchRecord is one search of a generation, as the observer and the
+// result's [SearchSummary] see it.
+type SearchRecord struct {
+	// StepNumber is the step whose tool call ran the search.
+	StepNumber int
+	ToolCallID string
+	// ToolName is the search tool's name.
+	ToolName string
+	Query    string
+	// Group is the group the search was limited to ("" for none).
+	Group string
+	// Results are the names of the tools returned, best first; empty when
+	// nothing matched or the search failed.
+	Results []string
+	// Err is why the search failed (an unknown group, an error of the
+	// search function); the model saw it as a tool error.
+	Err error
+}
+
+// DeferredToolCall is a call of a deferred tool by the model, and whether a
+// search had found the tool before.
+type DeferredToolCall struct {
+	StepNumber int
+	ToolCallID string
+	ToolName   string
+	// Found is true when a search of an earlier step returned the tool.
+	// A call of a tool not found is an unavailable tool's call.
+	Found bool
+	// Rank is the tool's place, from 1, in the first search that returned
+	// it; 0 when not found.
+	Rank int
+	// Search is that search's index in [SearchSummary.Searches]; -1 when
+	// not found.
+	Search int
+}
+
+// SearchSummary is what a generation's tool searches did: every search,
+// and for every call of a deferred tool by the model (code mode's nested
+// calls aside) whether and where a search had found it.
+type SearchSummary struct {
+	// Searches are in step order, and within a step in call order.
+	Searches []SearchRecord
+	// NoResult counts the searches that succeeded but returned no tool.
+	NoResult int
+	// Failed counts the searches that failed.
+	Failed int
+	// Calls are the model's calls of deferred tools, in order.
+	Calls []DeferredToolCall
+	// FoundAndCalled counts the calls of tools a search had found, and
+	// CalledNotFound those of tools no search had found before.
+	FoundAndCalled, CalledNotFound int
+}
+
+// SearchObserver is implemented by an [Observer] that also watches tool
+// searches: ObserveSearch is called when a search of a generation ends,
+// with the search tool call's context (the one StartToolCall returned).
+// It may be called concurrently. Package aiotel records searches as span
+// events and aislog as log records.
+type SearchObserver interface {
+	ObserveSearch(ctx context.Context, rec SearchRecord)
+}
+
+// toolParameters is the parameter text of a tool's input schema.
+func toolParameters(t Tool) string {
+	if in := t.core().input; in != nil {
+		return parameterText(in.raw)
+	}
+	return ""
 }

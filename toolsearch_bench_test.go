@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"testing"
 )
 
@@ -51,5 +52,36 @@ func BenchmarkDefaultRankingIndex4k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buildRankIndex(catalog)
+	}
+}
+
+// grownCatalog repeats a catalog, renaming the copies, until it has n
+// tools: a stand-in for a larger catalog with the same kind of texts.
+func grownCatalog(cands []SearchCandidate, n int) []SearchCandidate {
+	out := make([]SearchCandidate, 0, n)
+	for copyNo := 0; len(out) < n; copyNo++ {
+		for _, c := range cands {
+			if len(out) == n {
+				break
+			}
+			if copyNo > 0 {
+				c.Name += "V" + strconv.Itoa(copyNo+1)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// BenchmarkDefaultRankingQuery10k is BenchmarkDefaultRankingQuery4k over
+// 10,000 tools (the Seal-Tools catalog repeated under other names).
+func BenchmarkDefaultRankingQuery10k(b *testing.B) {
+	catalog, queries := loadSealTools(b)
+	catalog = grownCatalog(catalog, 10000)
+	cfg := &searchConfig{max: DefaultMaxResults}
+	cfg.rank(queries[0], catalog)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		cfg.rank(queries[i%len(queries)], catalog)
 	}
 }

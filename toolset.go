@@ -233,7 +233,7 @@ func (x *toolIndex) staticCatalog() []SearchCandidate {
 		x.catalog = make([]SearchCandidate, 0, len(x.deferred))
 		for _, i := range x.deferred {
 			nt := x.tools[i]
-			c := SearchCandidate{Name: nt.Name}
+			c := SearchCandidate{Name: nt.Name, Group: nt.Tool.core().group, Parameters: toolParameters(nt.Tool)}
 			if ft, ok := nt.Tool.(*FunctionTool); ok {
 				c.Description = ft.description
 			}

@@ -87,6 +87,8 @@ const (
 	keyDiscovered  = attribute.Key("ai.step.discovered_tools")
 	keyToolChoice  = attribute.Key("ai.prompt.toolChoice")
 	keyRetryEvent  = "ai.retry"
+	keySearchEvent = "ai.tool_search"
+	keySearchPref  = "ai.tool_search."
 	keyAttempt     = attribute.Key("ai.retry.attempt")
 	keyDelay       = attribute.Key("ai.retry.delay")
 )
@@ -137,6 +139,9 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 		if res := out.Result; res != nil {
 			span.SetAttributes(attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(res.FinishReason)}))
 			span.SetAttributes(usageAttrs(res.Usage)...)
+			if sum := res.ToolSearch; sum != nil {
+				span.SetAttributes(searchSummaryAttrs(sum)...)
+			}
 			if o.opts.RecordOutputs {
 				if last := res.FinalStep(); last != nil {
 					span.SetAttributes(attribute.String("gen_ai.output.messages", stepOutputJSON(last)))
@@ -255,6 +260,54 @@ func (o *observer) Retry(ctx context.Context, r ai.RetryInfo) {
 		}
 	}
 	span.AddEvent(keyRetryEvent, trace.WithAttributes(attrs...))
+}
+
+// ObserveSearch implements [ai.SearchObserver]: a search becomes an
+// "ai.tool_search" event of its tool call's span, with the names of the
+// tools it returned and, with RecordInputs, its query.
+func (o *observer) ObserveSearch(ctx context.Context, rec ai.SearchRecord) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	attrs := []attribute.KeyValue{
+		attribute.StringSlice(keySearchPref+"results", rec.Results),
+		attribute.Int(keySearchPref+"result_count", len(rec.Results)),
+	}
+	if rec.Group != "" {
+		attrs = append(attrs, attribute.String(keySearchPref+"group", rec.Group))
+	}
+	if o.opts.RecordInputs {
+		attrs = append(attrs, attribute.String(keySearchPref+"query", rec.Query))
+	}
+	if rec.Err != nil {
+		attrs = append(attrs, attribute.String("exception.type", errorType(rec.Err)), attribute.String("exception.message", rec.Err.Error()))
+	}
+	span.AddEvent(keySearchEvent, trace.WithAttributes(attrs...))
+}
+
+// searchSummaryAttrs are the generation span's attributes of its searches:
+// how many there were, how many found nothing or failed, how many calls of
+// deferred tools used a tool found and at which rank, and how many called
+// a tool no search had found.
+func searchSummaryAttrs(sum *ai.SearchSummary) []attribute.KeyValue {
+	var ranks []int64
+	for _, c := range sum.Calls {
+		if c.Found {
+			ranks = append(ranks, int64(c.Rank))
+		}
+	}
+	attrs := []attribute.KeyValue{
+		attribute.Int(keySearchPref+"count", len(sum.Searches)),
+		attribute.Int(keySearchPref+"no_result", sum.NoResult),
+		attribute.Int(keySearchPref+"failed", sum.Failed),
+		attribute.Int(keySearchPref+"found_and_called", sum.FoundAndCalled),
+		attribute.Int(keySearchPref+"called_not_found", sum.CalledNotFound),
+	}
+	if len(ranks) > 0 {
+		attrs = append(attrs, attribute.Int64Slice(keySearchPref+"found_ranks", ranks))
+	}
+	return attrs
 }
 
 // StartToolCall implements [ai.Observer].

@@ -237,6 +237,23 @@ func TestToolSearchRun(t *testing.T) {
 			}
 			assert.Equal(t, []string{"tool-calls"}, attr(t, chats[0], "gen_ai.response.finish_reasons").AsStringSlice())
 
+			// The search is an event of its tool span; the generation
+			// span sums the searches up.
+			search := rec.span(t, "execute_tool search")
+			require.Len(t, search.Events(), 1)
+			ev := search.Events()[0]
+			assert.Equal(t, "ai.tool_search", ev.Name)
+			evAttrs := map[attribute.Key]attribute.Value{}
+			for _, kv := range ev.Attributes {
+				evAttrs[kv.Key] = kv.Value
+			}
+			assert.Equal(t, []string{"getForecast"}, evAttrs["ai.tool_search.results"].AsStringSlice())
+			assert.NotContains(t, evAttrs, attribute.Key("ai.tool_search.query"), "queries only with RecordInputs")
+			assert.Equal(t, int64(1), attr(t, root, "ai.tool_search.count").AsInt64())
+			assert.Equal(t, int64(0), attr(t, root, "ai.tool_search.no_result").AsInt64())
+			assert.Equal(t, int64(1), attr(t, root, "ai.tool_search.found_and_called").AsInt64())
+			assert.Equal(t, []int64{1}, attr(t, root, "ai.tool_search.found_ranks").AsInt64Slice())
+
 			tool := rec.span(t, "execute_tool getForecast")
 			assert.Equal(t, "execute_tool", attr(t, tool, "gen_ai.operation.name").AsString())
 			assert.Equal(t, "getForecast", attr(t, tool, "gen_ai.tool.name").AsString())

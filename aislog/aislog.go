@@ -1,6 +1,7 @@
 // Package aislog logs generations with log/slog. [NewObserver] returns an
 // [ai.Observer] that writes one record when each generation, step, model
-// call and tool call ends, and one for each retry of a model call:
+// call, tool call and tool search ends, and one for each retry of a model
+// call:
 //
 //	obs := aislog.NewObserver(slog.Default(), nil)
 //	res, err := ai.GenerateText(ctx, ai.GenerateTextOptions{Model: m, Prompt: p, Observer: obs})
@@ -24,6 +25,9 @@ import (
 type Options struct {
 	// Level is the level of the records of operations that succeeded.
 	Level slog.Level
+	// LogQueries adds the query of each tool search to its record. Queries
+	// are written by the model and may repeat what the user said.
+	LogQueries bool
 }
 
 // NewObserver returns an observer that logs to logger (slog.Default() when
@@ -34,14 +38,15 @@ func NewObserver(logger *slog.Logger, opts *Options) ai.Observer {
 	}
 	o := &observer{log: logger}
 	if opts != nil {
-		o.level = opts.Level
+		o.level, o.queries = opts.Level, opts.LogQueries
 	}
 	return o
 }
 
 type observer struct {
-	log   *slog.Logger
-	level slog.Level
+	log     *slog.Logger
+	level   slog.Level
+	queries bool
 }
 
 func (o *observer) end(ctx context.Context, msg string, err error, attrs ...slog.Attr) {
@@ -80,6 +85,11 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 		if res := out.Result; res != nil {
 			attrs = append(attrs, slog.Int("steps", len(res.Steps)), slog.String("finish", string(res.FinishReason)))
 			attrs = withUsage(attrs, res.Usage)
+			if sum := res.ToolSearch; sum != nil {
+				attrs = append(attrs, slog.Group("tool_search", slog.Int("searches", len(sum.Searches)),
+					slog.Int("no_result", sum.NoResult), slog.Int("failed", sum.Failed),
+					slog.Int("found_and_called", sum.FoundAndCalled), slog.Int("called_not_found", sum.CalledNotFound)))
+			}
 		}
 		o.end(ctx, "ai generation", out.Err, attrs...)
 	}
@@ -128,6 +138,20 @@ func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (contex
 		o.end(ctx, "ai tool call", out.Err, slog.Int("step", t.StepNumber), slog.String("tool", t.ToolCall.ToolName),
 			slog.String("call_id", t.ToolCall.ToolCallID), slog.Duration("duration", time.Since(began)))
 	}
+}
+
+// ObserveSearch implements [ai.SearchObserver]: one record per tool
+// search, with the tools it returned.
+func (o *observer) ObserveSearch(ctx context.Context, rec ai.SearchRecord) {
+	attrs := []slog.Attr{slog.Int("step", rec.StepNumber), slog.String("call_id", rec.ToolCallID),
+		slog.Any("results", rec.Results)}
+	if rec.Group != "" {
+		attrs = append(attrs, slog.String("group", rec.Group))
+	}
+	if o.queries {
+		attrs = append(attrs, slog.String("query", rec.Query))
+	}
+	o.end(ctx, "ai tool search", rec.Err, attrs...)
 }
 
 // Retry implements [ai.Observer].

@@ -114,3 +114,50 @@ func ExampleNewObserver() {
 	// level=INFO msg="ai step" step=0 tools=[] finish=stop
 	// level=INFO msg="ai generation" model=aitest/scripted stream=false steps=1 finish=stop
 }
+
+func TestObserverSearch(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, nil))
+	forecast := ai.NewTool(ai.ToolDef[cityIn, string]{
+		Description:  "Weather forecast for a city.",
+		DeferLoading: true,
+		Execute:      func(context.Context, cityIn, ai.ToolExecutionOptions) (string, error) { return "rain", nil },
+	})
+	model := aitest.NewModel(
+		aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "search", `{"query":"forecast Oslo"}`)}, FinishReason: aitest.ToolCalls},
+		aitest.Response{Content: []provider.Content{aitest.ToolCall("c2", "forecast", `{"city":"Oslo"}`)}, FinishReason: aitest.ToolCalls},
+		aitest.Response{Content: []provider.Content{aitest.Text("Rain.")}},
+	)
+	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Prompt: "Oslo?", StopWhen: ai.StepCountIs(3),
+		Tools:    ai.Tools{{Name: "search", Tool: ai.ToolSearch()}, {Name: "forecast", Tool: forecast}},
+		Observer: aislog.NewObserver(logger, nil),
+	})
+	require.NoError(t, err)
+	recs := records(t, &buf)
+	var search, gen map[string]any
+	for _, r := range recs {
+		switch r["msg"] {
+		case "ai tool search":
+			search = r
+		case "ai generation":
+			gen = r
+		}
+	}
+	assert.Equal(t, map[string]any{"level": "INFO", "msg": "ai tool search", "step": 0.0, "call_id": "c1", "results": []any{"forecast"}}, search)
+	assert.Equal(t, map[string]any{"searches": 1.0, "no_result": 0.0, "failed": 0.0, "found_and_called": 1.0, "called_not_found": 0.0}, gen["tool_search"])
+	assert.NotContains(t, buf.String(), "Oslo", "no queries unless asked")
+
+	buf.Reset()
+	model = aitest.NewModel(
+		aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "search", `{"query":"forecast Oslo"}`)}, FinishReason: aitest.ToolCalls},
+		aitest.Response{Content: []provider.Content{aitest.Text("Rain.")}},
+	)
+	_, err = ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Prompt: "?", StopWhen: ai.StepCountIs(3),
+		Tools:    ai.Tools{{Name: "search", Tool: ai.ToolSearch()}, {Name: "forecast", Tool: forecast}},
+		Observer: aislog.NewObserver(logger, &aislog.Options{LogQueries: true}),
+	})
+	require.NoError(t, err)
+	assert.Contains(t, buf.String(), `"query":"forecast Oslo"`)
+}

@@ -1,7 +1,7 @@
 // Package bm25 is an opt-in ranking for [ai.NewToolSearch], built for
-// requests written in everyday language. It scores a tool's name and
-// description with Okapi BM25, counting the name as a weighted field
-// (BM25F), and adds three refinements:
+// requests written in everyday language. It scores a tool's name,
+// description and parameters (their names and descriptions) with Okapi
+// BM25, each a weighted field (BM25F), and adds these refinements:
 //
 //   - English stop words are ignored and words are reduced to their stems
 //     with the Snowball English (Porter2) stemmer, so "booked" finds
@@ -13,7 +13,14 @@
 //   - a stem also matches, at a lower weight, longer stems that begin with
 //     it and shorter ones (of four letters or more) that it begins with,
 //     which joins forms the stemmer keeps apart ("financ" and "financi",
-//     from "finance" and "financial").
+//     from "finance" and "financial");
+//   - a request of three sentences or more, which usually asks for several
+//     things, has its best tools reordered so that each next tool adds most
+//     to what the ones above it have not covered yet: a term counts a
+//     little less each time a tool placed above already has it, and a
+//     tool gains for each sentence by as much as it matches that sentence
+//     better than the tools above (so the tool for a second request is not
+//     pushed out by near-copies of the tool for the first).
 //
 // Words are split as the built-in ranking splits them ([ai.Tokenize]:
 // camelCase, snake_case, Unicode lower-casing), and an acronym is also
@@ -45,7 +52,11 @@ const (
 	DefaultK1         = 1.5
 	DefaultB          = 0.5
 	DefaultNameWeight = 2.0
-	DefaultLimit      = 50
+	// DefaultParameterWeight is the weight of a tool's parameter names and
+	// descriptions. It was set without measurement: the evaluation data
+	// has no parameters.
+	DefaultParameterWeight = 0.5
+	DefaultLimit           = 50
 )
 
 const (
@@ -60,6 +71,18 @@ const (
 	// maxCachedIndexes bounds the indexes a [Search] function keeps, one
 	// per distinct catalog.
 	maxCachedIndexes = 4
+	// coverSentences is how many sentences a request needs before its
+	// results are ordered for coverage: such requests usually ask for
+	// several things at once.
+	coverSentences = 3
+	// coverDiscount multiplies a term's contribution each time a tool
+	// placed above already has the term.
+	coverDiscount = 0.8
+	// coverDepth is how many of the best tools coverage ordering looks
+	// at, at least.
+	coverDepth = 30
+	// coverTop is how many places coverage ordering fills.
+	coverTop = 10
 )
 
 // Options configure the ranking. A nil *Options, like the zero value, gives
@@ -75,6 +98,11 @@ type Options struct {
 	// NameWeight is what a word in the name counts for, relative to the
 	// same word in the description (0 means [DefaultNameWeight]).
 	NameWeight float64
+	// ParameterWeight is what a word of the tool's parameters (their names
+	// and descriptions, [ai.SearchCandidate.Parameters]) counts for,
+	// relative to the same word in the description (0 means
+	// [DefaultParameterWeight]; a tiny value such as 1e-9 ignores them).
+	ParameterWeight float64
 	// StopWords are the words ignored in names, descriptions and requests,
 	// compared after lower-casing. Nil means a built-in English list; an
 	// empty, non-nil slice ignores none.
@@ -88,6 +116,7 @@ type Options struct {
 // params are resolved options.
 type params struct {
 	k1, b, nameWeight float64
+	paramWeight       float64
 	stop              map[string]bool
 	limit             int
 }
@@ -105,7 +134,7 @@ func stopSet(words []string) map[string]bool {
 }
 
 func resolve(o *Options) *params {
-	p := &params{k1: DefaultK1, b: DefaultB, nameWeight: DefaultNameWeight, limit: DefaultLimit}
+	p := &params{k1: DefaultK1, b: DefaultB, nameWeight: DefaultNameWeight, paramWeight: DefaultParameterWeight, limit: DefaultLimit}
 	if o == nil {
 		p.stop = defaultStop()
 		return p
@@ -118,6 +147,9 @@ func resolve(o *Options) *params {
 	}
 	if o.NameWeight > 0 {
 		p.nameWeight = o.NameWeight
+	}
+	if o.ParameterWeight > 0 {
+		p.paramWeight = o.ParameterWeight
 	}
 	if o.Limit > 0 {
 		p.limit = o.Limit
@@ -197,6 +229,14 @@ type Index struct {
 	stems map[string]string
 	// sorted lists the single-stem terms in order, for prefix matching.
 	sorted []string
+	// terms of each tool, with their impact, for coverage ordering.
+	docTerms [][]termImpact
+}
+
+// termImpact is a term of a tool with its impact there.
+type termImpact struct {
+	term   int32
+	impact float64
 }
 
 // posting is a tool that has a term, with the term's saturated,
@@ -234,20 +274,23 @@ func build(catalog []ai.SearchCandidate, p *params) *Index {
 	n := len(catalog)
 	names := make([][]string, n)
 	descs := make([][]string, n)
-	var nameLen, descLen int
+	pars := make([][]string, n)
+	var nameLen, descLen, parLen int
 	for i, c := range catalog {
 		names[i] = p.analyze(c.Name, nil, stemOf)
 		descs[i] = p.analyze(c.Description, nil, stemOf)
+		pars[i] = p.analyze(c.Parameters, nil, stemOf)
 		nameLen += len(names[i])
 		descLen += len(descs[i])
+		parLen += len(pars[i])
 	}
-	avgName, avgDesc := 1.0, 1.0
-	if nameLen > 0 {
-		avgName = float64(nameLen) / float64(n)
+	avg := func(total int) float64 {
+		if total == 0 {
+			return 1
+		}
+		return float64(total) / float64(n)
 	}
-	if descLen > 0 {
-		avgDesc = float64(descLen) / float64(n)
-	}
+	avgName, avgDesc, avgPar := avg(nameLen), avg(descLen), avg(parLen)
 
 	// Per tool, the BM25F pseudo-frequency of each term: its count in each
 	// field, divided by that field's length normalisation and multiplied
@@ -281,6 +324,7 @@ func build(catalog []ai.SearchCandidate, p *params) *Index {
 		clear(tf)
 		count(names[i], p.nameWeight/(1-p.b+p.b*float64(len(names[i]))/avgName))
 		count(descs[i], 1/(1-p.b+p.b*float64(len(descs[i]))/avgDesc))
+		count(pars[i], p.paramWeight/(1-p.b+p.b*float64(len(pars[i]))/avgPar))
 		for id, f := range tf {
 			entries[id] = append(entries[id], entry{int32(i), f})
 		}
@@ -288,12 +332,14 @@ func build(catalog []ai.SearchCandidate, p *params) *Index {
 
 	x.idf = make([]float64, len(entries))
 	x.postings = make([][]posting, len(entries))
+	x.docTerms = make([][]termImpact, n)
 	for id, es := range entries {
 		df := float64(len(es))
 		x.idf[id] = math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
 		ps := make([]posting, len(es))
 		for j, e := range es {
 			ps[j] = posting{doc: e.doc, impact: e.tf / (p.k1 + e.tf)}
+			x.docTerms[e.doc] = append(x.docTerms[e.doc], termImpact{int32(id), ps[j].impact})
 		}
 		// Map iteration gave each tool's terms in random order, but the
 		// tools came in order, so the postings are sorted already.
@@ -377,11 +423,15 @@ func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 // query is the per-query scratch space, pooled across queries.
 type query struct {
 	stems   []string
+	parts   [][]string
 	ids     []int32
 	weights []float64
 	pair    []byte
 	scores  []float64
 	touched []int32
+	col     []int32
+	// Scratch space of coverage ordering.
+	contrib, factor, sent, covered []float64
 	// seen[id] == epoch marks the terms already in ids.
 	seen  []uint32
 	epoch uint32
@@ -395,7 +445,9 @@ var queryPool = sync.Pool{New: func() any { return new(query) }}
 func (x *Index) Query(q string, k int) []string {
 	s := queryPool.Get().(*query)
 	defer queryPool.Put(s)
-	x.matchTerms(s, q)
+	split := sentences(q) >= coverSentences
+	x.analyzeQuery(s, q, split)
+	x.matchTerms(s, s.parts, true)
 	if len(s.ids) == 0 {
 		return nil
 	}
@@ -416,12 +468,20 @@ func (x *Index) Query(q string, k int) []string {
 	if k <= 0 || k > len(touched) {
 		k = len(touched)
 	}
-	top := selectTop(touched, k, func(a, b int32) int {
+	better := func(a, b int32) int {
 		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
-	})
+	}
+	var top []int32
+	if split {
+		top = selectTop(touched, min(max(k, coverDepth), len(touched)), better)
+		x.cover(s, top[:min(coverDepth, len(top))], min(k, coverTop))
+		top = top[:k]
+	} else {
+		top = selectTop(touched, k, better)
+	}
 	names := make([]string, len(top))
 	for i, d := range top {
 		names[i] = x.catalog[d].Name
@@ -433,10 +493,183 @@ func (x *Index) Query(q string, k int) []string {
 	return names
 }
 
-// matchTerms fills s.ids and s.weights with the catalog terms that q matches
-// and their weights: its stems, its pairs of neighbouring stems, and the
-// stems that start with one of its stems or that one of them starts with.
-func (x *Index) matchTerms(s *query, q string) {
+// cover reorders cands (best first) in place so that its first k are
+// chosen greedily, each next tool being the one that adds most to what the
+// tools above it cover. A tool's gain has two parts: its score for the
+// request's terms, each term's part multiplied by coverDiscount for every
+// tool above that has the term; and, for each sentence of the request, how
+// much its score for that sentence's stems and pairs of stems (prefixes
+// aside, which change nothing here but the cost) exceeds the best score a
+// tool above has for it. Ties, and the tools after the first k, keep their
+// order.
+func (x *Index) cover(s *query, cands []int32, k int) {
+	n, nt := len(cands), len(s.ids)
+	if len(s.col) < len(x.idf) {
+		s.col = make([]int32, len(x.idf))
+	}
+	// each calls f with each candidate's place and its matched terms'
+	// places among s.ids and scores.
+	each := func(f func(i, j int, v float64)) {
+		for j, id := range s.ids {
+			// col[id] is 1 + the place of term id among the terms.
+			s.col[id] = int32(j + 1)
+		}
+		for i, d := range cands {
+			for _, ti := range x.docTerms[d] {
+				if c := s.col[ti.term]; c > 0 {
+					f(i, int(c-1), s.weights[c-1]*x.idf[ti.term]*ti.impact)
+				}
+			}
+		}
+		for _, id := range s.ids {
+			s.col[id] = 0
+		}
+	}
+	contrib := grow(&s.contrib, n*nt)
+	each(func(i, j int, v float64) { contrib[i*nt+j] = v })
+	factor := grow(&s.factor, nt)
+	for j := range factor {
+		factor[j] = 1
+	}
+	// sent holds each sentence's score for each candidate, a row of n per
+	// sentence.
+	sent := grow(&s.sent, n*len(s.parts))[:0]
+	for j := range s.parts {
+		x.matchTerms(s, s.parts[j:j+1], false)
+		if len(s.ids) == 0 {
+			continue
+		}
+		row := sent[len(sent) : len(sent)+n]
+		sent = sent[:len(sent)+n]
+		each(func(i, _ int, v float64) { row[i] += v })
+	}
+	ns := len(sent) / n
+	covered := grow(&s.covered, ns)
+	for pos := 0; pos < k; pos++ {
+		best, gain := pos, -1.0
+		for i := pos; i < n; i++ {
+			g := 0.0
+			for j, c := range contrib[i*nt : (i+1)*nt] {
+				g += c * factor[j]
+			}
+			for j := range ns {
+				g += max(0, sent[j*n+i]-covered[j])
+			}
+			if g > gain {
+				best, gain = i, g
+			}
+		}
+		for j, c := range contrib[best*nt : (best+1)*nt] {
+			if c > 0 {
+				factor[j] *= coverDiscount
+			}
+		}
+		for j := range ns {
+			covered[j] = max(covered[j], sent[j*n+best])
+		}
+		// Move the chosen tool to pos, shifting the others down by one so
+		// that they keep their order.
+		moveTo(cands, pos, best, 1)
+		moveTo(contrib, pos, best, nt)
+		for j := range ns {
+			moveTo(sent[j*n:(j+1)*n], pos, best, 1)
+		}
+	}
+}
+
+// grow returns (*buf)[:n] cleared, growing *buf when it is too short.
+func grow(buf *[]float64, n int) []float64 {
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	b := (*buf)[:n]
+	clear(b)
+	return b
+}
+
+// moveTo moves the run of width elements at index from of s to index to
+// (to <= from), shifting those between up by one run.
+func moveTo[T any](s []T, to, from, width int) {
+	for ; from > to; from-- {
+		for w := range width {
+			a, b := (from-1)*width+w, from*width+w
+			s[a], s[b] = s[b], s[a]
+		}
+	}
+}
+
+// splitSentences returns the sentences of a request: the runs of text
+// ended by '?', '!', ';', a line break, a full stop followed by a space, or
+// the end, trimmed, empty ones left out.
+func splitSentences(q string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(q); i++ {
+		if i < len(q) && !sentenceEnd(q, i) {
+			continue
+		}
+		if t := strings.TrimSpace(q[start:i]); t != "" {
+			out = append(out, t)
+		}
+		start = i + 1
+	}
+	return out
+}
+
+// sentenceEnd reports whether q[i] ends a sentence.
+func sentenceEnd(q string, i int) bool {
+	c := q[i]
+	return c == '?' || c == '!' || c == ';' || c == '\n' || c == '.' && (i+1 == len(q) || q[i+1] == ' ')
+}
+
+// sentences counts the sentences of a request (see splitSentences).
+func sentences(q string) int {
+	n, text := 0, false
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case sentenceEnd(q, i):
+			if text {
+				n++
+			}
+			text = false
+		case c != ' ' && c != '\t' && c != '\r':
+			text = true
+		}
+	}
+	if text {
+		n++
+	}
+	return n
+}
+
+// analyzeQuery fills s.stems with the stems of q and s.parts with its
+// parts: the whole request, or each sentence when split is set.
+func (x *Index) analyzeQuery(s *query, q string, split bool) {
+	s.stems, s.parts = s.stems[:0], s.parts[:0]
+	var ends []int
+	if split {
+		for _, text := range splitSentences(q) {
+			s.stems = x.p.analyze(text, s.stems, x.stemOf)
+			ends = append(ends, len(s.stems))
+		}
+	} else {
+		s.stems = x.p.analyze(q, s.stems, x.stemOf)
+		ends = append(ends, len(s.stems))
+	}
+	start := 0
+	for _, end := range ends {
+		if end > start {
+			s.parts = append(s.parts, s.stems[start:end])
+		}
+		start = end
+	}
+}
+
+// matchTerms fills s.ids and s.weights with the catalog terms that the
+// stems of parts match and their weights: the stems, the pairs of
+// neighbouring stems within a part, and, when prefixes is set, the stems
+// that start with one of the stems or that one of them starts with.
+func (x *Index) matchTerms(s *query, parts [][]string, prefixes bool) {
 	s.ids, s.weights = s.ids[:0], s.weights[:0]
 	if len(s.seen) < len(x.idf) {
 		s.seen = make([]uint32, len(x.idf))
@@ -453,29 +686,37 @@ func (x *Index) matchTerms(s *query, q string) {
 			s.weights = append(s.weights, w)
 		}
 	}
-	s.stems = x.p.analyze(q, s.stems[:0], x.stemOf)
-	for _, st := range s.stems {
-		if id, ok := x.terms[st]; ok {
-			add(id, 1)
+	for _, stems := range parts {
+		for _, st := range stems {
+			if id, ok := x.terms[st]; ok {
+				add(id, 1)
+			}
 		}
 	}
-	for j := 1; j < len(s.stems); j++ {
-		s.pair = append(append(append(s.pair[:0], s.stems[j-1]...), ' '), s.stems[j]...)
-		if id, ok := x.terms[string(s.pair)]; ok {
-			add(id, pairWeight)
+	for _, stems := range parts {
+		for j := 1; j < len(stems); j++ {
+			s.pair = append(append(append(s.pair[:0], stems[j-1]...), ' '), stems[j]...)
+			if id, ok := x.terms[string(s.pair)]; ok {
+				add(id, pairWeight)
+			}
 		}
 	}
-	for _, st := range s.stems {
-		if len(st) < minPrefix {
-			continue
-		}
-		i, _ := slices.BinarySearch(x.sorted, st)
-		for ; i < len(x.sorted) && strings.HasPrefix(x.sorted[i], st); i++ {
-			add(x.terms[x.sorted[i]], prefixWeight)
-		}
-		for l := minPrefix; l < len(st); l++ {
-			if id, ok := x.terms[st[:l]]; ok {
-				add(id, prefixWeight)
+	if !prefixes {
+		return
+	}
+	for _, stems := range parts {
+		for _, st := range stems {
+			if len(st) < minPrefix {
+				continue
+			}
+			i, _ := slices.BinarySearch(x.sorted, st)
+			for ; i < len(x.sorted) && strings.HasPrefix(x.sorted[i], st); i++ {
+				add(x.terms[x.sorted[i]], prefixWeight)
+			}
+			for l := minPrefix; l < len(st); l++ {
+				if id, ok := x.terms[st[:l]]; ok {
+					add(id, prefixWeight)
+				}
 			}
 		}
 	}

@@ -1,7 +1,10 @@
 package bm25_test
 
 import (
+	"strconv"
 	"testing"
+
+	"github.com/aisdkgo/ai"
 
 	"github.com/aisdkgo/ai/bm25"
 	"github.com/aisdkgo/ai/internal/toolret"
@@ -36,5 +39,34 @@ func BenchmarkRankerBM25Index4k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		bm25.New(cands, nil)
+	}
+}
+
+// grow repeats a catalog, renaming the copies, until it has n tools: a
+// stand-in for a larger catalog with the same kind of texts.
+func grow(cands []ai.SearchCandidate, n int) []ai.SearchCandidate {
+	out := make([]ai.SearchCandidate, 0, n)
+	for copyNo := 0; len(out) < n; copyNo++ {
+		for _, c := range cands {
+			if len(out) == n {
+				break
+			}
+			if copyNo > 0 {
+				c.Name += "V" + strconv.Itoa(copyNo+1)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// BenchmarkRankerBM25Query10k measures one request over 10,000 tools (the
+// Seal-Tools catalog repeated under other names) with the index built.
+func BenchmarkRankerBM25Query10k(b *testing.B) {
+	d := sealTools(b)
+	x := bm25.New(grow(d.Candidates(), 10000), nil)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		x.Query(d.Queries[i%len(d.Queries)].Query, 10)
 	}
 }

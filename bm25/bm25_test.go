@@ -179,3 +179,66 @@ func TestSearchConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A request of several sentences asks for several things: after the best
+// tool for the energy demand, the tool for the other request comes before
+// more tools for the energy demand.
+func TestQueryCoverage(t *testing.T) {
+	cands := []ai.SearchCandidate{
+		{Name: "getEnergyDemand", Description: "Retrieve the energy demand of a region"},
+		{Name: "getEnergyDemandProjection", Description: "Retrieve the projected energy demand of a region"},
+		{Name: "getEnergyDemandHistory", Description: "Retrieve the past energy demand of a region"},
+		{Name: "getClubMembership", Description: "Retrieve information about club membership"},
+		{Name: "getWeather", Description: "Retrieve the weather"},
+	}
+	x := New(cands, nil)
+	one := "Retrieve the energy demand of the region, and the club"
+	if got := x.Query(one, 2); !slices.Equal(got, []string{"getEnergyDemand", "getEnergyDemandProjection"}) {
+		t.Errorf("one sentence: got %q", got)
+	}
+	three := "Retrieve the energy demand of the region. Then the club. Thanks."
+	if got := x.Query(three, 2); !slices.Equal(got, []string{"getEnergyDemand", "getClubMembership"}) {
+		t.Errorf("three sentences: got %q", got)
+	}
+	// The whole list is the same set of tools either way.
+	a, b := x.Query(one, 0), x.Query(three, 0)
+	slices.Sort(a)
+	slices.Sort(b)
+	if !slices.Equal(a, b) {
+		t.Errorf("coverage changed the set of tools: %q vs %q", a, b)
+	}
+}
+
+func TestSentences(t *testing.T) {
+	for q, want := range map[string]int{
+		"":                    0,
+		"one":                 1,
+		"One. Two? Three!":    3,
+		"Pi is 3.14 exactly.": 1,
+		"a; b\nc":             3,
+		" . ? ":               0,
+	} {
+		if got := sentences(q); got != want {
+			t.Errorf("sentences(%q) = %d, want %d", q, got, want)
+		}
+	}
+}
+
+// The words of a tool's parameters count, at a lower weight than its
+// description's.
+func TestQueryParameters(t *testing.T) {
+	cands := []ai.SearchCandidate{
+		{Name: "lookup", Description: "Look up a record.", Parameters: "isbn: The book's ISBN."},
+		{Name: "catalog", Description: "Search the ISBN catalog."},
+		{Name: "other", Description: "Something else."},
+	}
+	if got := New(cands, nil).Query("isbn", 5); !slices.Equal(got, []string{"catalog", "lookup"}) {
+		t.Errorf("got %q", got)
+	}
+	if got := New(cands, &Options{ParameterWeight: 1e-9}).Query("book", 5); len(got) != 1 || got[0] != "lookup" {
+		t.Errorf("a tiny weight still matches, last: got %q", got)
+	}
+	if got := New(cands, &Options{ParameterWeight: 4}).Query("isbn", 5); !slices.Equal(got, []string{"lookup", "catalog"}) {
+		t.Errorf("a high weight ranks the parameter first: got %q", got)
+	}
+}

@@ -26,6 +26,10 @@ type Options struct {
 	// Defer, when set, decides for each tool whether it is deferred, in
 	// place of DeferLoading.
 	Defer func(*mcp.Tool) bool
+	// Group is the group of every tool ([ai.ToolDef.Group]), which a
+	// search tool with groups can search alone. Empty means the server's
+	// name, as it gave it when the session started.
+	Group string
 	// Include, when set, keeps only the tools for which it returns true.
 	Include func(*mcp.Tool) bool
 	// ListChanged, when set, marks the source stale whenever the client
@@ -177,7 +181,7 @@ func (s *Source) convert(listed []*mcp.Tool) (ai.Tools, map[toolKey]*ai.Function
 		key := toolKey{sha256.Sum256(def), deferred}
 		tool, ok := s.converted[key]
 		if !ok {
-			if tool, err = newTool(s.session, s.server, t, deferred); err != nil {
+			if tool, err = newTool(s.session, s.server, s.group(), t, deferred); err != nil {
 				return nil, nil, fmt.Errorf("mcptools: tool %q: %w", t.Name, err)
 			}
 		}
@@ -266,4 +270,12 @@ func (l *ListChanged) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptions 
 		}
 	}
 	return &o
+}
+
+// group is the group of the source's tools.
+func (s *Source) group() string {
+	if s.opts.Group != "" || s.server == nil {
+		return s.opts.Group
+	}
+	return s.server.Name
 }

@@ -109,6 +109,19 @@ func TestToolsDeferral(t *testing.T) {
 	assert.Equal(t, map[string]bool{"read": false, "write": true}, deferred(some))
 }
 
+func TestToolsGroup(t *testing.T) {
+	ts := newServer(t, nil, func(s *mcp.Server) {
+		addTool(s, "echo", "Echoes text.", textResult("echo: %v"))
+	})
+	ctx := context.Background()
+	tools, err := mcptools.NewSource(ts.session, nil).Tools(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "test-server", ai.GroupOf(tools[0].Tool), "the server's name")
+	tools, err = mcptools.NewSource(ts.session, &mcptools.Options{Group: "echoes"}).Tools(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "echoes", ai.GroupOf(tools[0].Tool))
+}
+
 func TestToolsPrefixAndInclude(t *testing.T) {
 	ts := newServer(t, nil, func(s *mcp.Server) {
 		addTool(s, "echo", "Echoes text.", textResult("echo: %v"))

@@ -55,7 +55,7 @@ func Info(metadata map[string]any) (*ToolInfo, bool) {
 }
 
 // newTool converts one listed tool.
-func newTool(session *mcp.ClientSession, server *mcp.Implementation, t *mcp.Tool, deferred bool) (*ai.FunctionTool, error) {
+func newTool(session *mcp.ClientSession, server *mcp.Implementation, group string, t *mcp.Tool, deferred bool) (*ai.FunctionTool, error) {
 	raw, err := inputSchema(t)
 	if err != nil {
 		return nil, err
@@ -63,6 +63,7 @@ func newTool(session *mcp.ClientSession, server *mcp.Implementation, t *mcp.Tool
 	def := ai.ToolDef[json.RawMessage, any]{
 		Description:   t.Description,
 		DeferLoading:  deferred,
+		Group:         group,
 		Execute:       execute(session, server, t.Name),
 		ToModelOutput: toModelOutput,
 		Metadata: map[string]any{MetadataKey: &ToolInfo{

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/aisdkgo/ai"
@@ -102,12 +103,18 @@ func LoadRankings(path string) (map[string][]string, error) {
 // Metrics are retrieval figures averaged over a dataset's queries.
 type Metrics struct {
 	Queries int
+	// RecallAt1 is the share of a query's relevant tools found first (1
+	// for a query needing one tool that comes first), averaged over queries.
+	RecallAt1 float64
 	// RecallAt5 and RecallAt10 are the share of a query's relevant tools
 	// found in the first 5 (10) results, averaged over queries.
 	RecallAt5, RecallAt10 float64
 	// MRR10 is the mean of 1/rank of the first relevant result, counting 0
 	// when none is in the first 10.
 	MRR10 float64
+	// NDCG10 is the normalised discounted cumulative gain of the first 10
+	// results with binary relevance, averaged over queries.
+	NDCG10 float64
 	// ZeroResults is the share of queries with no result at all.
 	ZeroResults float64
 }
@@ -144,6 +151,55 @@ func Score(ranked, relevant []string) (r5, r10, rr float64, empty bool) {
 	return float64(hits5) / n, float64(hits10) / n, rr, len(ranked) == 0
 }
 
+// NDCG returns the normalised discounted cumulative gain of the first k
+// results, each relevant tool gaining 1 / log2(rank + 1) once.
+func NDCG(ranked, relevant []string, k int) float64 {
+	want := make(map[string]bool, len(relevant))
+	for _, n := range relevant {
+		want[n] = true
+	}
+	if len(want) == 0 {
+		return 0
+	}
+	dcg, ideal := 0.0, 0.0
+	seen := make(map[string]bool, k)
+	for i, n := range ranked {
+		if i >= k {
+			break
+		}
+		if want[n] && !seen[n] {
+			seen[n] = true
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	for i := 0; i < min(k, len(want)); i++ {
+		ideal += 1 / math.Log2(float64(i+2))
+	}
+	return dcg / ideal
+}
+
+// RecallAt returns the share of the relevant tools among the first k
+// results (0 when nothing is relevant).
+func RecallAt(ranked, relevant []string, k int) float64 {
+	want := make(map[string]bool, len(relevant))
+	for _, n := range relevant {
+		want[n] = true
+	}
+	if len(want) == 0 {
+		return 0
+	}
+	seen := make(map[string]bool, k)
+	for i, n := range ranked {
+		if i >= k {
+			break
+		}
+		if want[n] {
+			seen[n] = true
+		}
+	}
+	return float64(len(seen)) / float64(len(want))
+}
+
 // Evaluate runs search on every query of d, over the whole catalog, and
 // averages the figures. The search gets the candidates in dataset order.
 func Evaluate(ctx context.Context, d *Dataset, search ai.SearchFunc) (Metrics, error) {
@@ -155,6 +211,8 @@ func Evaluate(ctx context.Context, d *Dataset, search ai.SearchFunc) (Metrics, e
 			return Metrics{}, fmt.Errorf("query %s: %w", q.ID, err)
 		}
 		r5, r10, rr, empty := Score(ranked, q.Relevant)
+		m.RecallAt1 += RecallAt(ranked, q.Relevant, 1)
+		m.NDCG10 += NDCG(ranked, q.Relevant, 10)
 		m.RecallAt5 += r5
 		m.RecallAt10 += r10
 		m.MRR10 += rr
@@ -164,6 +222,8 @@ func Evaluate(ctx context.Context, d *Dataset, search ai.SearchFunc) (Metrics, e
 	}
 	m.Queries = len(d.Queries)
 	n := float64(m.Queries)
+	m.RecallAt1 /= n
+	m.NDCG10 /= n
 	m.RecallAt5 /= n
 	m.RecallAt10 /= n
 	m.MRR10 /= n

@@ -69,3 +69,26 @@ func TestBM25DevFigures(t *testing.T) {
 		}
 	}
 }
+
+func TestNDCGAndRecallAt(t *testing.T) {
+	ranked := []string{"a", "b", "c", "d"}
+	if got := NDCG(ranked, []string{"a"}, 10); !near(got, 1) {
+		t.Errorf("first: nDCG %v, want 1", got)
+	}
+	if got := NDCG(ranked, []string{"b"}, 10); !near(got, 1/math.Log2(3)) {
+		t.Errorf("second: nDCG %v", got)
+	}
+	// Two relevant, found at ranks 1 and 3: (1 + 1/2) / (1 + 1/log2 3).
+	if got, want := NDCG(ranked, []string{"a", "c"}, 10), 1.5/(1+1/math.Log2(3)); !near(got, want) {
+		t.Errorf("two: nDCG %v, want %v", got, want)
+	}
+	if got := NDCG(ranked, []string{"d"}, 3); got != 0 {
+		t.Errorf("beyond k: nDCG %v, want 0", got)
+	}
+	if got := RecallAt(ranked, []string{"a", "b"}, 1); !near(got, 0.5) {
+		t.Errorf("R@1 = %v, want 0.5", got)
+	}
+	if got := RecallAt([]string{"a", "a"}, []string{"a", "b"}, 2); !near(got, 0.5) {
+		t.Errorf("repeated result: R@2 = %v, want 0.5", got)
+	}
+}

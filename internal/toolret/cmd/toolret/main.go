@@ -1,5 +1,5 @@
 // Command toolret measures a tool-search ranking on a tool-retrieval
-// dataset and prints R@5, R@10, MRR@10 and the share of queries with no
+// dataset and prints R@1, R@5, R@10, MRR@10, nDCG@10 and the share of queries with no
 // result.
 //
 //	go run ./internal/toolret/cmd/toolret -dataset internal/toolret/testdata/sealtools.dev.json -ranker bm25
@@ -67,9 +67,11 @@ func run(path, ranker, embedder string, opts *bm25.Options) error {
 	elapsed := time.Since(start)
 	fmt.Printf("%-10s %s (%d tools, %d queries)\n", "dataset", d.Name(), len(d.Tools), m.Queries)
 	fmt.Printf("%-10s %s\n", "ranker", ranker)
+	fmt.Printf("%-10s %.3f\n", "R@1", m.RecallAt1)
 	fmt.Printf("%-10s %.3f\n", "R@5", m.RecallAt5)
 	fmt.Printf("%-10s %.3f\n", "R@10", m.RecallAt10)
 	fmt.Printf("%-10s %.3f\n", "MRR@10", m.MRR10)
+	fmt.Printf("%-10s %.3f\n", "nDCG@10", m.NDCG10)
 	fmt.Printf("%-10s %.3f\n", "no result", m.ZeroResults)
 	fmt.Printf("%-10s %v (%v a query, index building included)\n", "time", elapsed.Round(time.Millisecond), (elapsed / time.Duration(m.Queries)).Round(time.Microsecond))
 	return nil
