@@ -37,6 +37,9 @@ type run struct {
 
 	steps            []*StepResult
 	responseMessages []Message
+	// ownResponse is set when responseMessages has an array of its own
+	// rather than a stretch of the conversation's.
+	ownResponse bool
 	lastDefs         []provider.Tool // the previous step's tool definitions
 	prompt           promptBuilder
 	usage            usageSum
@@ -808,9 +811,9 @@ func (r *run) addMessages(conv, msgs []Message) []Message {
 	}
 	n := len(conv)
 	if cap(conv)-n < len(msgs) {
-		// Room for the next steps too, so that the conversation is not
-		// copied every step.
-		conv = append(make([]Message, 0, n+len(msgs)+6), conv...)
+		// Room for the next steps too: the conversation doubles, so that
+		// its copies cost a constant per step however long the run.
+		conv = append(make([]Message, 0, 2*(n+len(msgs))), conv...)
 	}
 	conv = append(conv, msgs...)
 	added := conv[n:]
@@ -818,11 +821,19 @@ func (r *run) addMessages(conv, msgs []Message) []Message {
 	rm := r.responseMessages
 	switch {
 	case len(rm) == 0:
-		r.responseMessages = added
-	case cap(rm) > len(rm) && &rm[:len(rm)+1][len(rm)] == &added[0]:
+		r.responseMessages, r.ownResponse = added, false
+	case !r.ownResponse && cap(rm) > len(rm) && &rm[:len(rm)+1][len(rm)] == &added[0]:
 		r.responseMessages = rm[:len(rm)+len(added)]
 	default:
-		r.responseMessages = append(slices.Clip(rm), added...)
+		// The response messages no longer follow the conversation in one
+		// array: they get their own, which doubles as it fills (its spare
+		// room is nobody else's, as every slice handed out is clipped).
+		if !r.ownResponse || cap(rm)-len(rm) < len(added) {
+			grown := make([]Message, len(rm), 2*(len(rm)+len(added)))
+			copy(grown, rm)
+			rm, r.ownResponse = grown, true
+		}
+		r.responseMessages = append(rm, added...)
 	}
 	return slices.Clip(added)
 }
