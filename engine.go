@@ -40,9 +40,9 @@ type run struct {
 	// ownResponse is set when responseMessages has an array of its own
 	// rather than a stretch of the conversation's.
 	ownResponse bool
-	lastDefs         []provider.Tool // the previous step's tool definitions
-	prompt           promptBuilder
-	usage            usageSum
+	lastDefs    []provider.Tool // the previous step's tool definitions
+	prompt      promptBuilder
+	usage       usageSum
 
 	// kept is what the result refers to; the rest of the run is working
 	// state, recycled for a later generation once this one ends.
