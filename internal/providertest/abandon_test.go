@@ -25,7 +25,7 @@ func TestAbandonedStreamsLeaveNothing(t *testing.T) {
 	for _, p := range protocols() {
 		t.Run(p.name, func(t *testing.T) {
 			before := goleak.IgnoreCurrent()
-			rp := reply{events: p.partial("resp_1", "Hello"), then: waitGone}
+			rp := partialReply(p)
 			srv := newFaultServer(t, p.path(true), rp)
 			transport := &http.Transport{}
 			model := p.model(srv.URL, &http.Client{Transport: transport})
@@ -58,7 +58,7 @@ func TestFailingStreamMiddlewareLeavesNothing(t *testing.T) {
 		for _, p := range protocols() {
 			t.Run(name+"/"+p.name, func(t *testing.T) {
 				before := goleak.IgnoreCurrent()
-				rp := reply{events: p.partial("resp_1", "Hello"), then: waitGone}
+				rp := partialReply(p)
 				srv := newFaultServer(t, p.path(true), rp)
 				transport := &http.Transport{}
 				model := middleware.Wrap(p.model(srv.URL, &http.Client{Transport: transport}), middleware.New(middleware.Hooks{
@@ -99,4 +99,14 @@ func waitGone(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
 // userPrompt is a prompt of one user message.
 func userPrompt(text string) []provider.Message {
 	return []provider.Message{provider.UserMessage{Content: []provider.UserPart{provider.TextPart{Text: text}}}}
+}
+
+// partialReply is the beginning of a streamed answer that never ends, in
+// the protocol's framing.
+func partialReply(p protocol) reply {
+	rp := reply{events: p.partial("resp_1", "Hello"), then: waitGone}
+	if p.binary != nil {
+		rp.encode, rp.contentType = p.binary.encode, p.binary.contentType
+	}
+	return rp
 }

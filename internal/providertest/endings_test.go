@@ -17,7 +17,10 @@ import (
 func TestCutStreamClosesTextBlock(t *testing.T) {
 	for _, p := range protocols() {
 		t.Run(p.name, func(t *testing.T) {
-			rp := reply{events: p.partial("resp_1", "Hel"), tail: "data: {\"type\":\"conte"}
+			rp := reply{events: p.partial("resp_1", "Hel"), tail: p.cutTail()}
+			if p.binary != nil {
+				rp.encode, rp.contentType = p.binary.encode, p.binary.contentType
+			}
 			srv := newFaultServer(t, p.path(true), rp)
 			model := p.model(srv.URL, &http.Client{})
 			res, err := model.Stream(context.Background(), &provider.CallOptions{Prompt: userPrompt("Say hello.")})

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"mime"
+	"slices"
 	"strconv"
 
 	"github.com/aisdkgo/ai/internal/eventstream"
@@ -482,6 +484,15 @@ func (s *streamState) closeBlock(i int, b *block) bool {
 // end finishes the stream: a stream that ended before the model finished
 // its answer finishes "interrupted".
 func (s *streamState) end() {
+	// Text and reasoning still open when the stream ended are closed, as
+	// every provider does; a tool call whose input never finished is
+	// dropped.
+	for _, i := range slices.Sorted(maps.Keys(s.blocks)) {
+		if b := s.blocks[i]; b != nil && (b.kind == "text" || b.kind == "reasoning") && !s.closeBlock(i, b) {
+			return
+		}
+		delete(s.blocks, i)
+	}
 	finish := s.finish
 	if !s.done && finish.Unified != provider.FinishError {
 		finish = provider.FinishReason{Unified: provider.FinishInterrupted}
