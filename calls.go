@@ -11,8 +11,8 @@ import (
 
 // parseCall turns a provider tool call into a validated ToolCall, or an
 // invalid one, repairing it when a repair function is set.
-func (r *run) parseCall(s *step, pc provider.ToolCall, arena *inputArena) ToolCall {
-	call, err := r.parseOnce(s, pc, arena)
+func (r *run) parseCall(s *step, pc provider.ToolCall) ToolCall {
+	call, err := r.parseOnce(s, pc)
 	if err == nil {
 		return call
 	}
@@ -27,7 +27,7 @@ func (r *run) parseCall(s *step, pc provider.ToolCall, arena *inputArena) ToolCa
 			case fixed != nil:
 				pc.ToolName = fixed.ToolName
 				pc.Input = fixed.Input
-				call, err = r.parseOnce(s, pc, arena)
+				call, err = r.parseOnce(s, pc)
 				if err == nil {
 					return call
 				}
@@ -55,8 +55,8 @@ func (r *run) repair(s *step, pc provider.ToolCall, cause error) (fixed *Repaire
 }
 
 // parseOnce looks the tool up among the tools the model saw and validates
-// the input; arena, when set, is room for the input's bytes.
-func (r *run) parseOnce(s *step, pc provider.ToolCall, arena *inputArena) (ToolCall, error) {
+// the input.
+func (r *run) parseOnce(s *step, pc provider.ToolCall) (ToolCall, error) {
 	text := strings.TrimSpace(pc.Input)
 	if text == "" {
 		text = "{}"
@@ -75,7 +75,7 @@ func (r *run) parseOnce(s *step, pc provider.ToolCall, arena *inputArena) (ToolC
 		return ToolCall{}, &NoSuchToolError{ToolName: pc.ToolName, AvailableTools: s.tools.modelToolNames()}
 	}
 	c := e.tool.core()
-	raw, value, err := c.parseInput(pc.ToolName, pc.Input, arena)
+	raw, value, err := c.parseInput(pc.ToolName, pc.Input)
 	if err != nil {
 		return ToolCall{}, err
 	}
@@ -96,17 +96,12 @@ func (r *run) parseOnce(s *step, pc provider.ToolCall, arena *inputArena) (ToolC
 // tool's callbacks receive. Empty input counts as {}. It is the one place
 // where tool input is checked, for direct calls, resumed approvals and calls
 // made by caller tools alike.
-//
-// arena, when set, is room for the input's bytes (a step's inputs share it).
-func (c *toolCore) parseInput(name, input string, arena *inputArena) (json.RawMessage, any, error) {
+func (c *toolCore) parseInput(name, input string) (json.RawMessage, any, error) {
 	text := strings.TrimSpace(input)
 	if text == "" {
 		text = "{}"
 	}
-	raw := arena.take(text)
-	if raw == nil {
-		raw = json.RawMessage(text)
-	}
+	raw := json.RawMessage(text)
 	if err := parseJSON(raw); err != nil {
 		return nil, nil, &InvalidToolInputError{ToolName: name, ToolInput: input, Cause: &JSONParseError{Text: text, Cause: err}}
 	}

@@ -456,7 +456,7 @@ func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name stri
 	}
 	e := &stepEntry{name: name, tool: t, exec: t}
 	c := t.core()
-	raw, value, err := c.parseInput(name, string(input), nil)
+	raw, value, err := c.parseInput(name, string(input))
 	if err != nil {
 		var iti *InvalidToolInputError
 		if errors.As(err, &iti) {
@@ -490,7 +490,7 @@ func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name stri
 	if !c.executable() {
 		return nil, fmt.Errorf("tool %q cannot be executed here: it has no execute function", name)
 	}
-	out, err := r.executeCall(ctx, s, e, &call, nil, opts.Messages, func() {}, nil)
+	out, err := r.executeCall(ctx, s, e, &call, opts.Messages, func() {}, nil)
 	if err != nil {
 		return nil, err
 	}

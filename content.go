@@ -348,14 +348,14 @@ type OutputTokenDetails struct {
 	ReasoningTokens *int `json:"reasoningTokens,omitempty"`
 }
 
-// usageFrom converts provider usage; the total is kept in *total.
-func usageFrom(u provider.Usage, total *int) Usage {
+// usageFrom converts provider usage.
+func usageFrom(u provider.Usage) Usage {
 	t := u.InputTokens.Total
 	if t == nil {
 		t = u.OutputTokens.Total
 	} else if u.OutputTokens.Total != nil {
-		*total = *u.InputTokens.Total + *u.OutputTokens.Total
-		t = total
+		total := *u.InputTokens.Total + *u.OutputTokens.Total
+		t = &total
 	}
 	return Usage{
 		InputTokens: u.InputTokens.Total,
@@ -448,8 +448,10 @@ func (a *usageSum) add(u Usage) {
 	}
 }
 
-// usage returns the sum, its counts kept in block.
-func (a *usageSum) usage(block *[8]int) Usage {
+// usage returns the sum.
+func (a *usageSum) usage() Usage {
+	// One array holds the counts the result points at.
+	block := new([8]int)
 	ptr := func(i int) *int {
 		if !a.set[i] {
 			return nil

@@ -95,24 +95,14 @@ type idEffects struct {
 
 func (e idEffects) NewID() string { return e.newID() }
 
-// idLen is the length of a random id: "aitxt-" and 24 hex digits (96
-// random bits).
-const idLen = 30
-
+// randomID returns a new random id: "aitxt-" and 24 letters and digits,
+// the form of the reference's response ids. Each id is drawn on its own.
 func randomID() string {
-	var b [idLen]byte
-	return string(appendRandomID(b[:0]))
-}
-
-// appendRandomID appends a random id to b.
-func appendRandomID(b []byte) []byte {
-	const hex = "0123456789abcdef"
+	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	b := make([]byte, 0, len("aitxt-")+24)
 	b = append(b, "aitxt-"...)
-	for _, v := range [2]uint64{rand.Uint64(), rand.Uint64()} {
-		for range 12 {
-			b = append(b, hex[v&15])
-			v >>= 4
-		}
+	for range 24 {
+		b = append(b, alphabet[rand.IntN(len(alphabet))])
 	}
-	return b
+	return string(b)
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/aisdkgo/ai/internal/effect"
 	"github.com/aisdkgo/ai/provider"
@@ -37,43 +36,24 @@ type run struct {
 
 	steps            []*StepResult
 	responseMessages []Message
-	// ownResponse is set when responseMessages has an array of its own
-	// rather than a stretch of the conversation's.
-	ownResponse bool
-	lastDefs    []provider.Tool // the previous step's tool definitions
-	prompt      promptBuilder
-	usage       usageSum
+	lastDefs         []provider.Tool // the previous step's tool definitions
+	prompt           promptBuilder
+	usage            usageSum
 
-	// kept is what the result refers to; the rest of the run is working
-	// state, recycled for a later generation once this one ends.
-	kept *kept
-	// recycle is set when nothing outside the engine saw the working
-	// state, so that it may be reused.
-	recycle bool
-	clock   time.Time // the first reading of the wall clock (see now)
+	clock time.Time // the first reading of the wall clock (see now)
 	// repeatSetup is set when the next step's tools and call options are
 	// the last step's (see prepare).
 	repeatSetup bool
 
-	// Room the common case needs, kept with the run: the options, and the
-	// running step's setup, state and calls, reused by each step.
-	optsVal   GenerateTextOptions
-	stepVal   step
-	srVal     stepRun
-	statesBuf [1]callState
-	callsBuf  [1]*callState
-	doneBuf   [1]ContentPart
-	// contentBuf holds a step's content while it runs; the step's block
-	// gets a copy when it ends.
-	contentBuf [6]ContentPart
-	msgsBuf    [2]Message
+	// The options, and the running step's setup and state, reused by each
+	// step.
+	optsVal GenerateTextOptions
+	stepVal step
+	srVal   stepRun
 
 	obs *observation // what the Observer watches that is open; nil without one
 	out outputState
 }
-
-// runs recycles the working state of finished generations.
-var runs = sync.Pool{New: func() any { return new(run) }}
 
 // newRun checks the options and sets up the per-call state. Errors here are
 // returned before any model call.
@@ -85,11 +65,9 @@ func newRun(ctx context.Context, o *GenerateTextOptions, stream bool) (*run, err
 	if idx.err != nil {
 		return nil, idx.err
 	}
-	r := runs.Get().(*run)
-	r.optsVal, r.stream, r.idx, r.kept = *o, stream, idx, new(kept)
+	r := &run{optsVal: *o, stream: stream, idx: idx}
 	opts := &r.optsVal
 	r.opts, r.toolsContext, r.runtimeContext = opts, opts.ToolsContext, opts.RuntimeContext
-	r.steps = r.kept.stepPtrs[:0]
 	var err error
 	if r.routing, err = resolveRouting(r.idx, opts.ToolCallers); err != nil {
 		return nil, err
@@ -101,23 +79,13 @@ func newRun(ctx context.Context, o *GenerateTextOptions, stream bool) (*run, err
 		return nil, err
 	}
 	r.eff = effectsFor(ctx, opts.GenerateID)
-	_, local := r.eff.(localEffects)
-	r.recycle = local && opts.Observer == nil
 	r.ctx, r.cancel = withTimeout(ctx, opts.Timeout.Total, "Total")
 	return r, nil
 }
 
-// release ends a finished generation and recycles its working state. The
-// state is reused only when no observer or integration saw it (an
-// observer is handed the options and the model calls' options); what the
-// result refers to lives in r.kept and is never reused.
+// release ends a finished generation.
 func (r *run) release() {
 	r.cancel()
-	if !r.recycle {
-		return
-	}
-	*r = run{}
-	runs.Put(r)
 }
 
 // effectsFor returns the effects a generation on ctx performs: those set by
@@ -147,29 +115,9 @@ func (r *run) now() time.Time {
 	return r.clock.Add(time.Since(r.clock))
 }
 
-// newID returns a fresh id. The local effects' random ids are made a few
-// at a time.
+// newID returns a fresh id from the generation's effects.
 func (r *run) newID() string {
-	if _, local := r.eff.(localEffects); !local {
-		return r.eff.NewID()
-	}
-	if k := r.kept; k != nil && k.idsUsed < len(k.idBuf)/idLen {
-		// The first ids live with the result; their bytes are never
-		// written again, so the strings may share them. The first is
-		// random; the next ones keep its random part and count in their
-		// last digits.
-		b := k.idBuf[k.idsUsed*idLen : (k.idsUsed+1)*idLen]
-		if k.idsUsed == 0 {
-			appendRandomID(b[:0])
-		} else {
-			const hex = "0123456789abcdef"
-			copy(b, k.idBuf[:idLen])
-			b[idLen-1] = hex[(strings.IndexByte(hex, b[idLen-1])+k.idsUsed)%16]
-		}
-		k.idsUsed++
-		return unsafe.String(&b[0], idLen)
-	}
-	return randomID()
+	return r.eff.NewID()
 }
 
 func validateOptions(o *GenerateTextOptions) error {
@@ -208,11 +156,8 @@ func (r *run) standardizePrompt() error {
 	case o.Prompt != "" && o.Messages != nil:
 		return &InvalidPromptError{Message: "set Prompt or Messages, not both"}
 	case o.Prompt != "":
-		k := r.kept
-		k.userText = TextPart{Text: o.Prompt}
-		k.userParts[0] = inPlace(UserPart(TextPart{}), &k.userText)
-		k.userMsg = UserMessage{Content: k.userParts[:1:1]}
-		r.messages = append(k.msgBuf[:0], inPlace(Message(UserMessage{}), &k.userMsg))
+		// Room for the messages of the first steps.
+		r.messages = append(make([]Message, 0, 8), UserText(o.Prompt))
 	case o.Messages == nil:
 		return &InvalidPromptError{Message: "a Prompt or Messages is required"}
 	case len(o.Messages) == 0:
@@ -457,7 +402,7 @@ type stepRun struct {
 
 	content []ContentPart // in arrival order
 	calls   []*callState  // the step's tool calls, in order
-	states  []callState   // storage for calls
+	states  []callState   // storage for calls; read through calls
 
 	finish   provider.FinishReason
 	usage    provider.Usage
@@ -469,10 +414,6 @@ type stepRun struct {
 	// violation is set when the model ignored the tool choice: nothing
 	// executes and the step finishes with an error.
 	violation bool
-
-	// room is the step's block when it was made before the step ended
-	// (see callSlots); its head is nil otherwise.
-	room stepRoom
 }
 
 // callState is one tool call of a step and what became of it.
@@ -489,26 +430,14 @@ type callState struct {
 	blocked bool
 	// outcome is the result or error of the execution.
 	outcome ContentPart
-	// rec holds what the call adds to the step's result; nil outside the
-	// loop's steps.
-	rec *callRecord
 }
 
-// newCallState returns the state of a new call, taken from a block
-// allocated for the calls the step is expected to have.
+// newCallState returns the state of a new call of the step.
 func (sr *stepRun) newCallState(call ToolCall) *callState {
-	if len(sr.states) == cap(sr.states) {
-		if sr.states == nil && sr.s.loop {
-			sr.states = sr.r.statesBuf[:0]
-		} else {
-			sr.states = make([]callState, 0, max(4, 2*cap(sr.states)))
-		}
-	}
+	// When states grows, the calls so far stay where they are; only the
+	// new one is taken from the grown storage.
 	sr.states = append(sr.states, callState{call: call})
 	cs := &sr.states[len(sr.states)-1]
-	if sr.calls == nil && sr.s.loop {
-		sr.calls = sr.r.callsBuf[:0]
-	}
 	sr.calls = append(sr.calls, cs)
 	return cs
 }
@@ -516,7 +445,9 @@ func (sr *stepRun) newCallState(call ToolCall) *callState {
 // newStepRun returns the state of a step that starts running.
 func (s *step) newStepRun(r *run, out emitter) *stepRun {
 	sr := &r.srVal
-	*sr = stepRun{r: r, s: s, out: out, content: r.contentBuf[:0]}
+	// The storage of calls is reused: no call of an earlier step is
+	// running or referred to once its step ended.
+	*sr = stepRun{r: r, s: s, out: out, calls: sr.calls[:0], states: sr.states[:0]}
 	return sr
 }
 
@@ -545,20 +476,12 @@ func (sr *stepRun) findCall(id string) *callState {
 // once; in a stream it is also committed (input callbacks, approval) and
 // emitted.
 func (sr *stepRun) toolCall(pc provider.ToolCall) (bool, error) {
-	var rec *callRecord
-	switch {
-	case sr.room.rec != nil:
-		rec, sr.room.rec = sr.room.rec, nil
-	case sr.s.loop:
-		rec = new(callRecord)
-	}
-	call := sr.r.parseCall(sr.s, pc, rec.arena())
+	call := sr.r.parseCall(sr.s, pc)
 	cs := sr.newCallState(call)
-	cs.rec = rec
 	if e, ok := sr.s.tools.execTool(call.ToolName); ok {
 		cs.entry = e
 	}
-	part := rec.callContent(call)
+	part := ContentPart(call)
 	sr.content = append(sr.content, part)
 	if !sr.streaming() {
 		return true, nil
@@ -751,29 +674,21 @@ func (sr *stepRun) assemble(done []ContentPart) []ContentPart {
 // finishStep records a step, builds its messages and decides whether the
 // generation goes on.
 func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, error) {
-	room := sr.room
-	if room.head == nil || len(content) > cap(room.content) {
-		room = newStepRoom(len(content))
-	}
-	if len(content) <= cap(room.content) {
-		content = append(room.content, content...)
-	} else {
-		content = slices.Clone(content)
-	}
-	msgs, err := r.responseMessagesFor(s, room, sr.calls, content)
+	content = slices.Clip(content)
+	var buf [2]Message
+	msgs, err := r.responseMessagesFor(buf[:0], s, sr.calls, content)
 	if err != nil {
 		return false, err
 	}
 	res := sr.response
-	st := &room.head.res
-	*st = StepResult{
+	st := &StepResult{
 		StepNumber:       s.number,
 		Provider:         s.model.Provider(),
 		ModelID:          s.model.ModelID(),
 		Content:          content,
 		FinishReason:     sr.finish.Unified,
 		RawFinishReason:  sr.finish.Raw,
-		Usage:            usageFrom(sr.usage, &room.head.total),
+		Usage:            usageFrom(sr.usage),
 		Warnings:         sr.warnings,
 		Request:          sr.request,
 		ProviderMetadata: sr.meta,
@@ -790,6 +705,9 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 		st.Response.ModelID = st.ModelID
 	}
 	st.Response.Messages = r.addMessages(s.grow, msgs)
+	if r.steps == nil {
+		r.steps = make([]*StepResult, 0, 4)
+	}
 	r.steps = append(r.steps, st)
 	r.usage.add(st.Usage)
 	if f := r.opts.OnStepEnd; f != nil {
@@ -800,42 +718,23 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 
 // addMessages appends the messages a step (or a resumption) added to the
 // conversation, which continues from conv, and to the response messages,
-// and returns them as stored. The conversation grows in place; the
-// response messages share its storage while they are its tail, so each
-// message is stored once. Neither is written where a slice handed out
-// (a step's messages, a prompt, a result) can see it.
+// and returns them as stored in the conversation. Both grow by append, so
+// a long generation copies each message a constant number of times on
+// average. Slices handed out (a step's messages, a prompt, a result) are
+// clipped, so an append never writes where they can see it.
 func (r *run) addMessages(conv, msgs []Message) []Message {
 	if len(msgs) == 0 {
 		r.messages = conv
 		return nil
 	}
 	n := len(conv)
-	if cap(conv)-n < len(msgs) {
-		// Room for the next steps too: the conversation doubles, so that
-		// its copies cost a constant per step however long the run.
-		conv = append(make([]Message, 0, 2*(n+len(msgs))), conv...)
-	}
 	conv = append(conv, msgs...)
-	added := conv[n:]
 	r.messages = conv
-	rm := r.responseMessages
-	switch {
-	case len(rm) == 0:
-		r.responseMessages, r.ownResponse = added, false
-	case !r.ownResponse && cap(rm) > len(rm) && &rm[:len(rm)+1][len(rm)] == &added[0]:
-		r.responseMessages = rm[:len(rm)+len(added)]
-	default:
-		// The response messages no longer follow the conversation in one
-		// array: they get their own, which doubles as it fills (its spare
-		// room is nobody else's, as every slice handed out is clipped).
-		if !r.ownResponse || cap(rm)-len(rm) < len(added) {
-			grown := make([]Message, len(rm), 2*(len(rm)+len(added)))
-			copy(grown, rm)
-			rm, r.ownResponse = grown, true
-		}
-		r.responseMessages = append(rm, added...)
+	if r.responseMessages == nil {
+		r.responseMessages = make([]Message, 0, 8)
 	}
-	return slices.Clip(added)
+	r.responseMessages = append(r.responseMessages, msgs...)
+	return slices.Clip(conv[n:])
 }
 
 // shouldContinue applies the continuation rules after a step.
@@ -969,22 +868,21 @@ func (b *textBlock) finish(content []ContentPart) {
 	}
 }
 
-// contentFrom converts provider output the loop passes on unchanged; the
-// content part shares the provider's storage (see store.go).
+// contentFrom converts provider output the loop passes on unchanged.
 func contentFrom(c provider.Content) (ContentPart, bool) {
-	switch c.(type) {
+	switch c := c.(type) {
 	case provider.Text:
-		return inPlace(ContentPart(Text{}), (*Text)(dataOf(c))), true
+		return Text(c), true
 	case provider.Reasoning:
-		return inPlace(ContentPart(Reasoning{}), (*Reasoning)(dataOf(c))), true
+		return Reasoning(c), true
 	case provider.File:
-		return inPlace(ContentPart(File{}), (*File)(dataOf(c))), true
+		return File(c), true
 	case provider.ReasoningFile:
-		return inPlace(ContentPart(ReasoningFile{}), (*ReasoningFile)(dataOf(c))), true
+		return ReasoningFile(c), true
 	case provider.Source:
-		return inPlace(ContentPart(Source{}), (*Source)(dataOf(c))), true
+		return Source(c), true
 	case provider.Custom:
-		return inPlace(ContentPart(Custom{}), (*Custom)(dataOf(c))), true
+		return Custom(c), true
 	}
 	return nil, false
 }

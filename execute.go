@@ -104,7 +104,7 @@ func (r *run) executeAll(s *step, calls []*callState, messages []Message, sink o
 			return nil
 		}
 		cs := calls[0]
-		out, err := r.executeCall(s.ctx, s, cs.entry, &cs.call, cs.rec, messages, func() {}, nil)
+		out, err := r.executeCall(s.ctx, s, cs.entry, &cs.call, messages, func() {}, nil)
 		cs.outcome = out
 		return err
 	}
@@ -122,7 +122,7 @@ func (r *run) executeAll(s *step, calls []*callState, messages []Message, sink o
 		if sink != nil && cs.entry.exec.core().streams {
 			prelim = func(v any) { sink.preliminary(cs.call, v) }
 		}
-		out, err := r.executeCall(ctx, s, cs.entry, &cs.call, cs.rec, messages, started, prelim)
+		out, err := r.executeCall(ctx, s, cs.entry, &cs.call, messages, started, prelim)
 		mu.Lock()
 		cs.outcome = out
 		if err != nil && firstErr == nil {
@@ -141,7 +141,7 @@ func (r *run) executeAll(s *step, calls []*callState, messages []Message, sink o
 // context that fails its schema) is fatal to the generation. rec, when
 // set, stores the result. started is called once OnToolExecutionStart has
 // run; prelim, when set, receives preliminary results.
-func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *ToolCall, rec *callRecord, messages []Message, started func(), prelim func(any)) (ContentPart, error) {
+func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *ToolCall, messages []Message, started func(), prelim func(any)) (ContentPart, error) {
 	tctx, err := r.toolContext(s, call.ToolName, e.exec)
 	if err != nil {
 		started()
@@ -185,11 +185,11 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 			Dynamic: call.Dynamic, ToolMetadata: call.ToolMetadata, ProviderMetadata: call.ProviderMetadata,
 		}, nil
 	}
-	return rec.resultContent(ToolResult{
+	return ToolResult{
 		ToolCallID: call.ToolCallID, ToolName: call.ToolName, Input: call.Input, Output: output,
 		Dynamic: call.Dynamic, ToolMetadata: call.ToolMetadata, ProviderMetadata: call.ProviderMetadata,
 		outputJSON: encoded,
-	}), nil
+	}, nil
 }
 
 // invokeTool runs the tool's own code for one call: a search tool's search,
@@ -297,7 +297,7 @@ func encodeOutput(name string, v any) (raw json.RawMessage, err error) {
 // modelOutput converts a client tool result or error for the model. call
 // is the result's call, whose decoded input ToModelOutput receives; rec,
 // when set, stores the output.
-func (r *run) modelOutput(ctx context.Context, p ContentPart, call *ToolCall, rec *callRecord) (ToolResultOutput, error) {
+func (r *run) modelOutput(ctx context.Context, p ContentPart, call *ToolCall) (ToolResultOutput, error) {
 	switch p := p.(type) {
 	case ToolError:
 		return ErrorTextOutput{Value: errorText(p.Error)}, nil
@@ -311,20 +311,20 @@ func (r *run) modelOutput(ctx context.Context, p ContentPart, call *ToolCall, re
 					return err
 				})
 				if err == nil && out == nil {
-					out = defaultModelOutput(p, rec)
+					out = defaultModelOutput(p)
 				}
 				return out, err
 			}
 		}
-		return defaultModelOutput(p, rec), nil
+		return defaultModelOutput(p), nil
 	}
 	return nil, fmt.Errorf("no model output for %T", p)
 }
 
 // defaultModelOutput sends strings as text and anything else as JSON.
-func defaultModelOutput(p ToolResult, rec *callRecord) ToolResultOutput {
+func defaultModelOutput(p ToolResult) ToolResultOutput {
 	if s, ok := p.Output.(string); ok {
-		return rec.textOutput(TextOutput{Value: s})
+		return TextOutput{Value: s}
 	}
 	if p.outputJSON != nil {
 		return JSONOutput{Value: p.outputJSON}

@@ -459,23 +459,8 @@ func (r *run) generateStep(s *step) (bool, error) {
 	if res.Response != nil {
 		sr.response = *res.Response
 	}
-	if n := 2*len(res.Content) + 1; n > cap(sr.content) {
-		sr.content = make([]ContentPart, 0, n)
-	}
-	calls := 0
-	for _, c := range res.Content {
-		if _, ok := c.(provider.ToolCall); ok {
-			calls++
-		}
-	}
-	if calls > len(r.statesBuf) {
-		sr.states = make([]callState, 0, calls)
-	}
-	if calls == 1 && len(res.Content) == 1 {
-		// The step's block, made now with the call's record: one
-		// allocation instead of two.
-		sr.room = newBlock[callSlots]()
-	}
+	// Room for the output and, for tool calls, their outcomes.
+	sr.content = make([]ContentPart, 0, 2*len(res.Content)+1)
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case provider.ToolCall:
@@ -511,8 +496,7 @@ func (r *run) generateStep(s *step) (bool, error) {
 
 // result returns the generation's result so far.
 func (r *run) result() *GenerateTextResult {
-	res := &r.kept.res
-	*res = GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(&r.kept.totals), ResponseMessages: slices.Clip(r.responseMessages),
+	res := &GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(), ResponseMessages: slices.Clip(r.responseMessages),
 		output: r.out.value}
 	if r.out.lazy {
 		res.textOutput = 1

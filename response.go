@@ -11,41 +11,38 @@ import (
 // an assistant message with the model's output (and provider-executed
 // results), then a tool message with approval responses and client tool
 // results, the results ordered like their calls. states are the step's
-// calls, whose records store the parts.
-func (r *run) responseMessagesFor(s *step, room stepRoom, states []*callState, content []ContentPart) ([]Message, error) {
-	msgs := r.msgsBuf[:0] // copied into the conversation by addMessages
-	// The block has room for the usual parts; append makes more when a
-	// step has more.
-	assistant, tool := room.assistant, room.tool
-	// calls holds the positions of the tool calls in content.
-	var callBuf [4]int
-	calls := callBuf[:0]
-	// call finds a call by id; the call is content's, never written.
-	call := func(id string) (*ToolCall, int) {
-		for k, i := range calls {
-			if c := (*ToolCall)(dataOf(content[i])); c.ToolCallID == id {
-				return c, k
-			}
-		}
-		return &noCall, len(calls)
+// calls, in the order of content. The messages are appended to dst.
+func (r *run) responseMessagesFor(dst []Message, s *step, states []*callState, content []ContentPart) ([]Message, error) {
+	assistant := make([]AssistantPart, 0, len(content))
+	var tool []ToolPart
+	if len(states) > 0 {
+		tool = make([]ToolPart, 0, len(states))
 	}
-	record := func(id string) *callRecord {
-		for _, cs := range states {
+	// pos returns the position of a call among the step's calls.
+	pos := func(id string) int {
+		for k, cs := range states {
 			if cs.call.ToolCallID == id {
-				return cs.rec
+				return k
 			}
 		}
-		return nil
+		return len(states)
 	}
-	for i, p := range content {
+	// call finds the call of a result; it is only read.
+	call := func(id string) *ToolCall {
+		if k := pos(id); k < len(states) {
+			return &states[k].call
+		}
+		return &ToolCall{}
+	}
+	for _, p := range content {
 		switch p := p.(type) {
 		case Text:
 			if p.Text == "" && p.ProviderMetadata == nil {
 				continue
 			}
-			assistant = append(assistant, textPart(content[i]))
+			assistant = append(assistant, TextPart{Text: p.Text, ProviderOptions: p.ProviderMetadata})
 		case Reasoning:
-			assistant = append(assistant, reasoningPart(content[i]))
+			assistant = append(assistant, ReasoningPart{Text: p.Text, ProviderOptions: p.ProviderMetadata})
 		case File:
 			assistant = append(assistant, FilePart{Data: fileBytes(p.Data), MediaType: p.MediaType, ProviderOptions: p.ProviderMetadata})
 		case ReasoningFile:
@@ -53,15 +50,14 @@ func (r *run) responseMessagesFor(s *step, room stepRoom, states []*callState, c
 		case Custom:
 			assistant = append(assistant, CustomPart{Kind: p.Kind, ProviderOptions: p.ProviderMetadata})
 		case ToolCall:
-			calls = append(calls, i)
-			if !p.Invalid || isJSONObjectLike(p.Input) {
-				assistant = append(assistant, callPart(content[i]))
-				continue
+			input := p.Input
+			if p.Invalid && !isJSONObjectLike(input) {
+				input = json.RawMessage("{}")
 			}
 			assistant = append(assistant, ToolCallPart{
 				ToolCallID:       p.ToolCallID,
 				ToolName:         p.ToolName,
-				Input:            json.RawMessage("{}"),
+				Input:            input,
 				ProviderExecuted: p.ProviderExecuted,
 				ProviderOptions:  p.ProviderMetadata,
 			})
@@ -108,21 +104,25 @@ func (r *run) responseMessagesFor(s *step, room stepRoom, states []*callState, c
 				continue
 			}
 			id := callIDOf(p)
-			c, _ := call(id)
-			rec := record(id)
-			out, err := r.modelOutput(s.ctx, p, c, rec)
+			out, err := r.modelOutput(s.ctx, p, call(id))
 			if err != nil {
 				return nil, err
 			}
-			tool = append(tool, rec.resultMessagePart(ToolResultPart{
+			tool = append(tool, ToolResultPart{
 				ToolCallID: id, ToolName: toolNameOf(p), Output: out, ProviderOptions: providerMetaOf(p),
-			}))
+			})
 		}
 	}
 	if len(tool) > 1 {
-		sortToolResults(tool, func(id string) int { _, k := call(id); return k })
+		sortToolResults(tool, pos)
 	}
-	return room.messages(msgs, assistant, tool), nil
+	if len(assistant) > 0 {
+		dst = append(dst, AssistantMessage{Content: assistant})
+	}
+	if len(tool) > 0 {
+		dst = append(dst, ToolMessage{Content: tool})
+	}
+	return dst, nil
 }
 
 // sortToolResults orders the tool-result parts like their calls (pos gives

@@ -138,7 +138,7 @@ func (r *run) resume(ev *resumeHooks) error {
 			// before the model call), as in the reference.
 			continue
 		}
-		call, err := r.parseOnce(s, provider.ToolCall{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: string(a.call.Input)}, nil)
+		call, err := r.parseOnce(s, provider.ToolCall{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: string(a.call.Input)})
 		if err != nil {
 			invalid = append(invalid, ToolError{ToolCallID: a.call.ToolCallID, ToolName: a.call.ToolName, Input: a.call.Input, Error: err, Dynamic: true})
 			continue
@@ -205,7 +205,7 @@ func (r *run) resume(ev *resumeHooks) error {
 	var parts []ToolPart
 	for _, out := range outs {
 		i := slices.IndexFunc(torun, func(cs *callState) bool { return cs.call.ToolCallID == callIDOf(out) })
-		mo, err := r.modelOutput(r.ctx, out, &torun[i].call, nil)
+		mo, err := r.modelOutput(r.ctx, out, &torun[i].call)
 		if err != nil {
 			return err
 		}

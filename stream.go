@@ -265,7 +265,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		return nil, &NoOutputGeneratedError{Message: "check the stream for errors"}
 	}
 	last := r.steps[len(r.steps)-1]
-	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage(&r.kept.totals)})
+	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage()})
 	if st.stopped {
 		return st.partial()
 	}
@@ -544,9 +544,6 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
 		// Empty text deltas without metadata are not passed on.
 		if p.Delta != "" || p.ProviderMetadata != nil {
-			if b.id == p.ID {
-				return ss.emitText(textDelta(part)), nil
-			}
 			return ss.emitText(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 		}
 	case provider.TextEnd:
@@ -565,9 +562,6 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 			return ss.orphan(ReasoningDelta{ID: p.ID, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
 		}
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
-		if b.id == p.ID {
-			return st.emit(reasoningDelta(part)), nil
-		}
 		return st.emit(ReasoningDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
 	case provider.ReasoningEnd:
 		b := ss.block(p.ID, true)
@@ -781,15 +775,12 @@ func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]Conte
 	var out ContentPart
 	var err error
 	if s.ctx.Err() == nil {
-		out, err = st.r.executeCall(s.ctx, s, cs.entry, &cs.call, cs.rec, messages, func() {}, prelim)
+		out, err = st.r.executeCall(s.ctx, s, cs.entry, &cs.call, messages, func() {}, prelim)
 	}
 	cs.outcome = out
 	var outs []ContentPart
 	if out != nil {
 		emit(out.(Part))
-		if s.loop {
-			outs = st.r.doneBuf[:0]
-		}
 		outs = append(outs, out)
 	}
 	return outs, settled(s, []*callState{cs}, err)
