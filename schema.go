@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/aisdkgo/ai/internal/jsondec"
 	"github.com/aisdkgo/ai/internal/jsonvalid"
 )
 
@@ -183,8 +182,7 @@ func (s *schema) validateValue(v any) (json.RawMessage, error) {
 // or "constructor" with a "prototype" member, which JavaScript consumers of
 // the value (code mode, browsers) would treat as prototype changes.
 func parseJSON(text []byte) error {
-	ok, suspect := jsondec.ValidKeys(text)
-	if !ok {
+	if !json.Valid(text) {
 		var v any
 		err := json.Unmarshal(text, &v)
 		if err == nil {
@@ -192,7 +190,9 @@ func parseJSON(text []byte) error {
 		}
 		return err
 	}
-	if suspect {
+	// Only text that spells one of the keys, or has a \u escape that
+	// could, needs a closer look.
+	if bytes.Contains(text, []byte("__proto__")) || bytes.Contains(text, []byte("constructor")) || bytes.Contains(text, []byte(`\u`)) {
 		var v any
 		d := json.NewDecoder(bytes.NewReader(text))
 		d.UseNumber() // numbers out of float64's range are still JSON

@@ -7,11 +7,9 @@ import (
 	"iter"
 	"reflect"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/aisdkgo/ai/internal/jsondec"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -506,7 +504,7 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 // decoderFor returns the function that turns validated JSON text into a
 // *In, the value the erased callbacks receive. Raw JSON inputs are passed
 // through (raw is the text's bytes); every other type is decoded by
-// internal/jsondec, which decides exactly like encoding/json.
+// encoding/json.
 func decoderFor[In any]() func(text string, raw []byte) (any, error) {
 	if reflect.TypeFor[In]() == reflect.TypeFor[json.RawMessage]() {
 		return func(_ string, raw []byte) (any, error) {
@@ -514,10 +512,9 @@ func decoderFor[In any]() func(text string, raw []byte) (any, error) {
 			return any(&v), nil
 		}
 	}
-	dec := jsondec.For(reflect.TypeFor[In]())
-	return func(text string, _ []byte) (any, error) {
+	return func(_ string, raw []byte) (any, error) {
 		v := new(In)
-		if err := dec.Decode(text, unsafe.Pointer(v)); err != nil {
+		if err := json.Unmarshal(raw, v); err != nil {
 			return nil, err
 		}
 		return v, nil

@@ -359,8 +359,6 @@ func buildRankIndex(catalog []SearchCandidate) *rankIndex {
 	return x
 }
 
-var scorePool = sync.Pool{New: func() any { return new([]int32) }}
-
 // query ranks the catalog for query: per distinct query word, 2 points if a
 // candidate's name has it plus 1 if its description has it; zero scores are
 // dropped; ties keep catalog order.
@@ -368,18 +366,8 @@ func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []st
 	terms := tokenize(query, nil)
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
-	sp := scorePool.Get().(*[]int32)
-	defer scorePool.Put(sp)
-	scores := *sp
-	if cap(scores) < len(catalog) {
-		scores = make([]int32, len(catalog))
-		*sp = scores
-	}
-	scores = scores[:len(catalog)]
-	tp := touchedPool.Get().(*[]int32)
-	defer touchedPool.Put(tp)
-	touched := (*tp)[:0]
-	defer func() { *tp = touched[:0] }()
+	scores := make([]int32, len(catalog))
+	var touched []int32 // the candidates with a score, in order of first score
 	for _, t := range terms {
 		for _, p := range x.postings[t] {
 			i := int32(p >> 2)
@@ -392,11 +380,7 @@ func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []st
 	// The best max candidates: by score, then in catalog order. Scores
 	// are small, so the cut-off score is found by counting, and only the
 	// candidates above it (and as many at it as fit) are sorted.
-	names := x.top(touched, scores, max, len(terms))
-	for _, i := range touched {
-		scores[i] = 0
-	}
-	return names
+	return x.top(touched, scores, max, len(terms))
 }
 
 // top returns the names of the best max of the touched candidates.
@@ -480,10 +464,6 @@ func Ranking(query string, candidates []SearchCandidate) []string {
 // Unicode rules, and the words are the runs of Unicode letters and numbers.
 func Tokenize(text string) []string { return tokenize(text, nil) }
 
-var touchedPool = sync.Pool{New: func() any { s := make([]int32, 0, 256); return &s }}
-
-var lowerPool = sync.Pool{New: func() any { c := cases.Lower(language.Und); return &c }}
-
 // tokenize appends the words of text to dst.
 func tokenize(text string, dst []string) []string {
 	ascii := true
@@ -497,9 +477,7 @@ func tokenize(text string, dst []string) []string {
 		return tokenizeASCII(text, dst)
 	}
 	split := splitCamel(text)
-	caser := lowerPool.Get().(*cases.Caser)
-	lower := caser.String(split)
-	lowerPool.Put(caser)
+	lower := cases.Lower(language.Und).String(split)
 	start := -1
 	for i, r := range lower {
 		word := unicode.IsLetter(r) || unicode.IsNumber(r)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"github.com/aisdkgo/ai/provider"
 )
@@ -154,15 +153,6 @@ func indexOf(tools Tools) *toolIndex {
 func sameTools(a, b Tools) bool {
 	if len(a) != len(b) {
 		return false
-	}
-	if len(a) == 0 {
-		return true
-	}
-	// The same tools under the same name strings are the same bytes: one
-	// memory comparison decides the common case of a set used again.
-	size := int(unsafe.Sizeof(a[0])) * len(a)
-	if string(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), size)) == string(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), size)) {
-		return true
 	}
 	for i := range a {
 		if a[i].Tool != b[i].Tool || a[i].Name != b[i].Name {

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/aisdkgo/ai/internal/jsondec"
 )
 
 const (
@@ -589,7 +587,7 @@ func (h *hostRun) settlement(id int, name string, out json.RawMessage, err error
 				"The output of tool %q is %d bytes of JSON, more than the limit of %d bytes.",
 				name, len(out), h.limits.MaxToolOutputBytes)).
 				withDetails(map[string]any{"toolName": name, "bytes": len(out), "maxBytes": h.limits.MaxToolOutputBytes})
-		case !jsondec.Valid(out):
+		case !json.Valid(out):
 			err = fmt.Errorf("sandbox: tool %q returned invalid JSON", name)
 		default:
 			return settlement{id: id, kind: "ok", raw: out}
