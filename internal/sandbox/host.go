@@ -559,6 +559,9 @@ func (h *hostRun) runTool(tc ToolCall, id int) {
 		}
 		return
 	}
+	if h.runCtx.Err() != nil {
+		return // the run has ended: its queued results are dropped unread
+	}
 	st := h.settlement(id, tc.Name, out, err)
 	body := st.raw
 	if body == nil {
