@@ -414,6 +414,9 @@ type stepRun struct {
 	// violation is set when the model ignored the tool choice: nothing
 	// executes and the step finishes with an error.
 	violation bool
+
+	// result is the step's result once finishStep built it.
+	result *StepResult
 }
 
 // callState is one tool call of a step and what became of it.
@@ -673,13 +676,12 @@ func (sr *stepRun) assemble(done []ContentPart) []ContentPart {
 
 // finishStep records a step, builds its messages and decides whether the
 // generation goes on.
+//
+// The step result is built before the messages, and kept in sr.result even
+// when they fail (a ToModelOutput that fails or panics), so that a stream
+// reports the step's end before the error, as the reference does.
 func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, error) {
 	content = slices.Clip(content)
-	var buf [2]Message
-	msgs, err := r.responseMessagesFor(buf[:0], s, sr.calls, content)
-	if err != nil {
-		return false, err
-	}
 	res := sr.response
 	st := &StepResult{
 		StepNumber:       s.number,
@@ -703,6 +705,12 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 	}
 	if st.Response.ModelID == "" {
 		st.Response.ModelID = st.ModelID
+	}
+	sr.result = st
+	var buf [2]Message
+	msgs, err := r.responseMessagesFor(buf[:0], s, sr.calls, content)
+	if err != nil {
+		return false, err
 	}
 	st.Response.Messages = r.addMessages(s.grow, msgs)
 	if r.steps == nil {

@@ -130,10 +130,13 @@ func (s *StreamTextResult) ResponseMessages() ([]Message, error) {
 // streamer drives one stream: it runs the engine's steps and emits their
 // parts to the reader.
 type streamer struct {
-	r        *run
-	yield    func(Part, error) bool
-	stopped  bool     // the reader stopped
-	aborted  error    // why the stream ends with an abort, when it does
+	r       *run
+	yield   func(Part, error) bool
+	stopped bool  // the reader stopped
+	aborted error // why the stream ends with an abort, when it does
+	// abortErr is the error the stream ends with after an abort, when it
+	// says more than aborted (a retry cut short keeps its attempts' errors).
+	abortErr error
 	noOutput error    // why no step could be recorded
 	failures []error  // the errors of the error parts emitted
 	usedIDs  []string // block ids of the finished steps
@@ -289,6 +292,9 @@ func (st *streamer) partialWith(err error) (*GenerateTextResult, error) {
 
 func (st *streamer) abort() (*GenerateTextResult, error) {
 	st.emit(Abort{Reason: st.aborted.Error()})
+	if st.abortErr != nil {
+		return st.partialWith(st.abortErr)
+	}
 	return st.partialWith(st.aborted)
 }
 
@@ -390,6 +396,10 @@ func (st *streamer) step(s *step) (bool, error) {
 	if err != nil {
 		if s.ctx.Err() != nil {
 			st.abortFor(s.ctx)
+			if errors.Is(err, st.aborted) {
+				// The same error GenerateText returns.
+				st.abortErr = err
+			}
 			return false, nil
 		}
 		st.emit(ErrorPart{Err: err})
@@ -445,15 +455,14 @@ func (st *streamer) step(s *step) (bool, error) {
 		}
 	}
 	more, err := r.finishStep(s, sr, sr.assemble(done))
-	if err != nil {
-		return false, err
+	if last := sr.result; last != nil {
+		// A step whose messages failed still reports its end first.
+		if !ss.flushText() || !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: last.Usage,
+			Response: last.Response, ProviderMetadata: sr.meta}) {
+			return false, nil
+		}
 	}
-	last := r.steps[len(r.steps)-1]
-	if !ss.flushText() || !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: last.Usage,
-		Response: last.Response, ProviderMetadata: sr.meta}) {
-		return false, nil
-	}
-	return more, nil
+	return more, err
 }
 
 // startStep emits start-step before the step's first part.
