@@ -190,6 +190,12 @@ type CodeProgram struct {
 	// is shown to the program as it is; any other error is redacted to
 	// [CodeModeHostToolError].
 	CallTool func(ctx context.Context, call CodeToolCall) (json.RawMessage, error)
+	// Seed, when not zero, seeds Math.random, and Time, when not zero, is
+	// what Date.now() and new Date() report for the whole run: a program
+	// run again with both, and with the same tool results, takes the same
+	// path. The zero values keep fresh random numbers and the real clock.
+	Seed uint64
+	Time time.Time
 }
 
 // CodeToolCall is one tool call a program makes.

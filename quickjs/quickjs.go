@@ -123,6 +123,8 @@ func (engine) Run(ctx context.Context, p ai.CodeProgram) (*ai.CodeModeResult, er
 			MaxErrorMessageBytes: l.MaxErrorMessageBytes, MaxNestingDepth: l.MaxNestingDepth,
 		},
 		Console: p.Console,
+		Seed:    p.Seed,
+		Time:    p.Time,
 	}
 	if p.CallTool != nil {
 		opts.CallTool = func(ctx context.Context, call sandbox.ToolCall) (json.RawMessage, error) {

@@ -156,7 +156,20 @@ func (h *hostRun) attempt(w *worker, entry cacheEntry, cached bool) (res *Result
 		l.MaxConsoleBytes, l.MaxToolCalls, l.MaxConcurrentToolCalls, l.MaxErrorMessageBytes, l.MaxNestingDepth, h.maxFrame} {
 		e.int(v)
 	}
-	e.uint(flags).int(entry.shift).str(text)
+	if h.opts.Seed != 0 {
+		flags |= runFlagSeed
+	}
+	if !h.opts.Time.IsZero() {
+		flags |= runFlagTime
+	}
+	e.uint(flags)
+	if h.opts.Seed != 0 {
+		e.uint(h.opts.Seed)
+	}
+	if !h.opts.Time.IsZero() {
+		e.uint(uint64(max(h.opts.Time.UnixMilli(), 0)))
+	}
+	e.int(entry.shift).str(text)
 	if stopErr, err := h.sendRun(w, e); err != nil || stopErr != nil {
 		w.setActive(0)
 		workers.discard(w)

@@ -664,6 +664,69 @@
   });
 
   // ---------------------------------------------------------------------
+  // A replayable clock and random numbers.
+  //
+  // A run may fix what Date.now() and new Date() report, and seed
+  // Math.random, so that the same program run again with the same values
+  // (a program resumed after a pause) takes the same path. Without them the
+  // real clock and the engine's generator are used.
+
+  const replay = { time: undefined, next: undefined };
+  const realNow = $Date.now;
+  const realRandom = Math.random;
+  const dateToString = $Date.prototype.toString;
+  const construct = Reflect.construct;
+  defineProperty($Date, "now", {
+    value: freeze({ now() { return replay.time !== undefined ? replay.time : apply(realNow, $Date, []); } }.now),
+    writable: true, enumerable: false, configurable: true,
+  });
+  defineProperty(Math, "random", {
+    value: freeze({ random() { return replay.next !== undefined ? replay.next() : apply(realRandom, Math, []); } }.random),
+    writable: true, enumerable: false, configurable: true,
+  });
+  const DateWithClock = new $Proxy($Date, {
+    construct(target, args, newTarget) {
+      const nt = newTarget === DateWithClock ? target : newTarget;
+      if (args.length === 0 && replay.time !== undefined) {
+        return construct(target, [replay.time], nt);
+      }
+      return construct(target, args, nt);
+    },
+    apply(target, thisArg, args) {
+      if (replay.time !== undefined) {
+        return apply(dateToString, construct(target, [replay.time]), []);
+      }
+      return apply(target, thisArg, args);
+    },
+  });
+  defineProperty($Date.prototype, "constructor", { value: DateWithClock, writable: true, enumerable: false, configurable: true });
+  defineProperty(g, "Date", { value: DateWithClock, writable: true, enumerable: false, configurable: true });
+
+  // setReplay applies a run's seed ([high, low] 32-bit halves) and clock.
+  // The generator is sfc32, seeded from the two halves.
+  function setReplay(seed, time) {
+    if (typeof time === "number") {
+      replay.time = time;
+    }
+    if (isArray(seed)) {
+      let a = seed[0] >>> 0, b = seed[1] >>> 0, c = 0x9e3779b9, d = 1;
+      const next = () => {
+        a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+        const t = (a + b) | 0;
+        a = b ^ (b >>> 9);
+        b = (c + (c << 3)) | 0;
+        c = (c << 21) | (c >>> 11);
+        d = (d + 1) | 0;
+        const r = (t + d) | 0;
+        c = (c + r) | 0;
+        return (r >>> 0) / 4294967296;
+      };
+      for (let i = 0; i < 12; i++) next();
+      replay.next = next;
+    }
+  }
+
+  // ---------------------------------------------------------------------
   // Freeze everything built in.
   //
   // Discovering intrinsics by enumerating every property of every built-in
@@ -841,6 +904,7 @@
     maxInputBytes = l.maxToolInputBytes;
     maxConsoleBytes = l.maxConsoleBytes;
     maxErrorChars = l.maxErrorChars;
+    setReplay(l.seed, l.time);
     let result;
     try {
       result = apply(main, undefined, []);

@@ -21,7 +21,7 @@ import (
 // Host to worker:
 //
 //	'P' prelude:   the prelude's bytecode (once, first)
-//	'R' run:       id, deadline in ns from now, limits, flags, shift, text
+//	'R' run:       id, deadline in ns from now, limits, flags, [seed], [time], shift, text
 //	'S' settle:    id, request id, kind, payload
 //	'I' interrupt: id
 //
@@ -60,6 +60,8 @@ const helloMagic = "\x00aisdkgo-sandbox-worker/1\x00"
 const (
 	runFlagTools  = 1 << iota // the host has a CallTool
 	runFlagScript             // text is a transformed script, not the source
+	runFlagSeed               // a seed for Math.random follows the flags
+	runFlagTime               // the run's fixed clock (Unix ms) follows
 )
 
 var errProtocol = errors.New("sandbox: malformed message between host and worker")

@@ -420,3 +420,32 @@ using nothing = null;
 return new A().m();`, Options{})
 	assert.Equal(t, "4", got)
 }
+
+// A run given a seed and a time draws the same random numbers and sees the
+// same clock every time; without them, the real clock and fresh numbers.
+func TestReplaySeedAndTime(t *testing.T) {
+	prog := `return [Math.random(), Math.random(), Date.now(), new Date().getTime(), Date(), new Date(5).getTime(), new Date() instanceof Date, typeof Date.parse]`
+	at := time.Date(2026, 12, 5, 8, 0, 0, 0, time.UTC)
+	run := func(seed uint64, tm time.Time) []any {
+		res, err := Run(context.Background(), Options{Source: prog, Seed: seed, Time: tm})
+		require.NoError(t, err)
+		var out []any
+		require.NoError(t, json.Unmarshal(res.Value, &out))
+		return out
+	}
+	a, b := run(42, at), run(42, at)
+	assert.Equal(t, a, b)
+	assert.NotEqual(t, a[0], a[1])
+	assert.Equal(t, float64(at.UnixMilli()), a[2])
+	assert.Equal(t, float64(at.UnixMilli()), a[3])
+	assert.Contains(t, a[4], "2026")
+	assert.Equal(t, float64(5), a[5])
+	assert.Equal(t, true, a[6])
+	assert.Equal(t, "function", a[7])
+	c := run(43, at)
+	assert.NotEqual(t, a[0], c[0])
+
+	free1, free2 := run(0, time.Time{}), run(0, time.Time{})
+	assert.NotEqual(t, free1[0], free2[0])
+	assert.InDelta(t, float64(time.Now().UnixMilli()), free1[2], float64(time.Minute/time.Millisecond))
+}

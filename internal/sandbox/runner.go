@@ -48,6 +48,11 @@ type runRequest struct {
 	limits   Limits
 	deadline time.Time
 	hasTools bool // when false every tool call fails as an unknown tool
+	// seed, when not zero, seeds Math.random; timeMs, when hasTime, is the
+	// run's fixed clock in Unix milliseconds.
+	seed    uint64
+	timeMs  int64
+	hasTime bool
 }
 
 // Report kinds: how a run ended, as the host learns it.
@@ -219,8 +224,16 @@ func (s *session) execute() report {
 	}
 
 	l := s.req.limits
-	limits := fmt.Sprintf(`{"maxResultBytes":%d,"maxToolInputBytes":%d,"maxConsoleBytes":%d,"maxErrorChars":%d}`,
+	limits := fmt.Sprintf(`{"maxResultBytes":%d,"maxToolInputBytes":%d,"maxConsoleBytes":%d,"maxErrorChars":%d`,
 		l.MaxResultBytes, l.MaxToolInputBytes, l.MaxConsoleBytes, l.MaxErrorMessageBytes)
+	if s.req.seed != 0 {
+		// Two 32-bit halves: JSON numbers hold 53 bits.
+		limits += fmt.Sprintf(`,"seed":[%d,%d]`, uint32(s.req.seed>>32), uint32(s.req.seed))
+	}
+	if s.req.hasTime {
+		limits += fmt.Sprintf(`,"time":%d`, s.req.timeMs)
+	}
+	limits += "}"
 	if r, stop := s.callDriver("start", main, limits); stop {
 		return r
 	}

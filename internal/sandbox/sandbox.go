@@ -418,6 +418,13 @@ type Options struct {
 	// that called Run and before Run returns. The program does not wait
 	// for it, but a Console that blocks delays the end of the run.
 	Console func(stream string, line string)
+	// Seed, when not zero, seeds Math.random: runs with the same seed draw
+	// the same numbers. Zero draws a fresh seed.
+	Seed uint64
+	// Time, when not zero, is what Date.now() and new Date() report for
+	// the whole run, so that a program run again with the same Time sees
+	// the same clock. Zero keeps the real clock.
+	Time time.Time
 }
 
 // ConsoleLine is one line of console output.

@@ -151,6 +151,10 @@ type workerRun struct {
 	limits   Limits
 	deadline time.Time
 	hasTools bool
+	// seed and timeMs (when hasTime) replay Math.random and the clock.
+	seed    uint64
+	timeMs  int64
+	hasTime bool
 	// maxFrame bounds the frames the host accepts for the run.
 	maxFrame int
 
@@ -233,6 +237,13 @@ func decodeRun(id uint64, d *decoder) *workerRun {
 	flags := d.uint()
 	run.hasTools = flags&runFlagTools != 0
 	run.isScript = flags&runFlagScript != 0
+	if flags&runFlagSeed != 0 {
+		run.seed = d.uint()
+	}
+	if flags&runFlagTime != 0 {
+		run.timeMs = int64(d.uint())
+		run.hasTime = true
+	}
 	run.shift = d.int()
 	run.text = d.str()
 	return run
@@ -266,7 +277,8 @@ func (c *workerConn) serve(s *session, run *workerRun) {
 		c.sendDone(run.id, report{kind: reportInterrupted})
 		return
 	}
-	rep := s.run(runRequest{script: t.script, shift: t.shift, limits: run.limits, deadline: run.deadline, hasTools: run.hasTools})
+	rep := s.run(runRequest{script: t.script, shift: t.shift, limits: run.limits, deadline: run.deadline, hasTools: run.hasTools,
+		seed: run.seed, timeMs: run.timeMs, hasTime: run.hasTime})
 	c.sendDone(run.id, rep)
 }
 
