@@ -80,6 +80,39 @@ type CodeModeOptions struct {
 	// NeedsApproval) leaves to a person; without it such calls fail inside
 	// the program with [CodeModeToolApprovalRequired].
 	Approve func(ctx context.Context, toolName string, input json.RawMessage) (ApprovalStatus, error)
+	// ApprovalMode says what a program does when a call needs approval:
+	// ask Approve (the default), or pause ([CodeModeApprovalInterrupt]).
+	//
+	// A paused program ends its step with the paused call (id
+	// "<code call id>:tool-<n>") and its [ToolApprovalRequest] (id
+	// "<paused call id>:interrupt"); the generation stops, as for any
+	// approval. The paused call carries a signed, expiring continuation in
+	// its provider metadata; send the conversation back with the answer
+	// ([ToolApprovalResponsePart]) and the program runs again from the
+	// start: calls that completed before it paused are answered from the
+	// continuation (they do not run again), the approved call runs, a
+	// denied one rejects inside the program with
+	// [CodeModeToolApprovalDenied], and the program goes on (and may pause
+	// again). In this mode Math.random is seeded and Date.now() and new
+	// Date() report the time the program first started, so that the
+	// program takes the same path when it runs again; a program whose path
+	// depends on the order in which concurrent calls finish may still
+	// diverge, which fails it with [CodeModeProtocolError] rather than run
+	// anything twice. A continuation that is tampered with, expired, or
+	// signed with another key fails the generation with
+	// *[InvalidCodeModeContinuationError] before anything runs. As with
+	// any approval, set [GenerateTextOptions.ApprovalLedger] so that an
+	// answer sent twice runs the approved call once.
+	ApprovalMode CodeModeApproval
+	// ContinuationSecrets sign the continuations of paused programs with
+	// HMAC-SHA256: the first signs, any of them verifies. When empty, the
+	// generation's [GenerateTextOptions.ToolApprovalSecrets] are used, and
+	// without those a key made when the process started (continuations
+	// then resume only in this process).
+	ContinuationSecrets [][]byte
+	// ContinuationMaxAge is how long a paused program may wait for its
+	// answer (one hour).
+	ContinuationMaxAge time.Duration
 	// Engine runs the programs. Nil means the engine registered with
 	// [RegisterCodeEngine], which importing github.com/aisdkgo/ai/quickjs
 	// does.
@@ -310,6 +343,7 @@ func CodeMode(opts *CodeModeOptions) *FunctionTool {
 	if o.Discovery == DiscoveryConversation {
 		def.modelMessage = func(b binding) string { return catalogMessage(b) }
 	}
+	def.secrets = func(approval [][]byte) [][]byte { return o.continuationSecrets(binding{secrets: approval}) }
 	t.c.caller = def
 	return t
 }
@@ -367,19 +401,47 @@ func (o CodeModeOptions) run(ctx context.Context, js string, b binding, eo ToolE
 		return nil, err
 	}
 	outer := eo.ToolCallID
-	return eng.Run(ctx, CodeProgram{
-		Source:  js,
-		Limits:  o.Limits,
-		Console: o.Console,
-		CallTool: func(ctx context.Context, call CodeToolCall) (json.RawMessage, error) {
-			nested := eo
-			nested.ToolCallID = outer + ":tool-" + strconv.Itoa(call.Seq)
-			if b.invoke == nil {
-				return nil, unknownRoutedTool(call.Name, []string{})
+	prog := CodeProgram{Source: js, Limits: o.Limits, Console: o.Console}
+	var pr *programRun
+	if o.ApprovalMode == CodeModeApprovalInterrupt || eo.resume != nil {
+		pr = newProgramRun(eo.resume, time.Now())
+		prog.Seed, prog.Time = pr.seed(), pr.clock()
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		pr.cancel = cancel
+	}
+	prog.CallTool = func(ctx context.Context, call CodeToolCall) (json.RawMessage, error) {
+		nested := eo
+		nested.ToolCallID = outer + ":tool-" + strconv.Itoa(call.Seq)
+		nested.resume = nil
+		if b.invoke == nil {
+			return nil, unknownRoutedTool(call.Name, []string{})
+		}
+		if pr == nil {
+			return b.invoke(ctx, call.Name, call.Input, nested, routedApproval{approve: o.Approve})
+		}
+		return pr.call(call, func(ra routedApproval) (json.RawMessage, error) {
+			return b.invoke(ctx, call.Name, call.Input, nested, ra)
+		})
+	}
+	res, err := eng.Run(ctx, prog)
+	if pr != nil {
+		pr.mu.Lock()
+		paused := pr.paused != nil
+		pr.mu.Unlock()
+		if paused {
+			// The run was stopped because it paused: whatever it returned
+			// is not its result.
+			secrets := o.continuationSecrets(b)
+			cp, perr := pr.pause(js, outer, b, secrets[0], o.ContinuationMaxAge, time.Now())
+			if perr != nil {
+				return nil, perr
 			}
-			return b.invoke(ctx, call.Name, call.Input, nested, o.Approve)
-		},
-	})
+			return nil, cp
+		}
+	}
+	return res, err
 }
 
 func unknownRoutedTool(name string, available []string) *CodeModeError {
@@ -409,11 +471,26 @@ type callerDef struct {
 	modelMessage func(b binding) string
 	// check, when set, reports why the caller cannot run at all.
 	check func() error
+	// secrets, when set, returns the secrets of the caller's
+	// continuations, given the generation's approval secrets.
+	secrets func(approval [][]byte) [][]byte
 }
 
 // approveFunc decides a routed call that the approval policy leaves to a
 // person.
 type approveFunc func(ctx context.Context, toolName string, input json.RawMessage) (ApprovalStatus, error)
+
+// routedApproval says how a routed call that needs approval is decided.
+type routedApproval struct {
+	// approve, when set, decides calls the policy leaves to a person.
+	approve approveFunc
+	// interrupt makes such calls return *needsApproval (the program
+	// pauses).
+	interrupt bool
+	// approved is set for the call a person approved while the program
+	// was paused: only a policy that denies it outright stops it.
+	approved bool
+}
 
 // binding is what a caller tool gets for a step: the tools routed to it and
 // the engine's way to run one of them.
@@ -421,15 +498,18 @@ type binding struct {
 	routed Tools
 	// invoke runs a routed tool's call as the loop runs a direct call: the
 	// same validation, approval policy, timeout, callbacks and encoding.
-	invoke func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions, approve approveFunc) (json.RawMessage, error)
+	invoke func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions, ra routedApproval) (json.RawMessage, error)
 	// describe resolves a routed tool's description for the step.
 	describe func(name string) string
+	// secrets are the generation's approval secrets.
+	secrets [][]byte
 }
 
 // bindingFor builds the binding of a caller in a step.
 func (r *run) bindingFor(s *step, routed Tools) binding {
 	return binding{
-		routed: routed,
+		routed:  routed,
+		secrets: r.opts.ToolApprovalSecrets,
 		describe: func(name string) string {
 			t, ok := routed.Get(name)
 			if !ok {
@@ -445,8 +525,8 @@ func (r *run) bindingFor(s *step, routed Tools) binding {
 			}
 			return d
 		},
-		invoke: func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions, approve approveFunc) (json.RawMessage, error) {
-			return r.invokeRouted(ctx, s, routed, name, input, opts, approve)
+		invoke: func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions, ra routedApproval) (json.RawMessage, error) {
+			return r.invokeRouted(ctx, s, routed, name, input, opts, ra)
 		},
 	}
 }
@@ -455,7 +535,7 @@ func (r *run) bindingFor(s *step, routed Tools) binding {
 // input, applies the approval policy (a call left to a person goes to
 // approve, or fails), and executes the call like a direct one. The result
 // is the output's JSON; failures are what the program sees.
-func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name string, input json.RawMessage, opts ToolExecutionOptions, approve approveFunc) (json.RawMessage, error) {
+func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name string, input json.RawMessage, opts ToolExecutionOptions, ra routedApproval) (json.RawMessage, error) {
 	t, ok := routed.Get(name)
 	if !ok {
 		return nil, unknownRoutedTool(name, routed.Names())
@@ -477,8 +557,13 @@ func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name stri
 	if err != nil {
 		return nil, err
 	}
-	if status.Kind == ApprovalRequired && approve != nil {
-		if status, err = approve(ctx, name, raw); err != nil {
+	switch {
+	case status.Kind == ApprovalRequired && ra.approved:
+		status = ApprovalStatus{Kind: ApprovalApproved}
+	case status.Kind == ApprovalRequired && ra.interrupt:
+		return nil, &needsApproval{input: raw}
+	case status.Kind == ApprovalRequired && ra.approve != nil:
+		if status, err = ra.approve(ctx, name, raw); err != nil {
 			return nil, err
 		}
 	}

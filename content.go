@@ -100,6 +100,8 @@ type ToolCall struct {
 
 	// value is the decoded input handed to the tool's callbacks.
 	value any
+	// resume is set when the call resumes a paused code mode program.
+	resume *codeResume
 }
 
 // ToolResult is the successful result of a tool call.

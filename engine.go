@@ -53,6 +53,10 @@ type run struct {
 
 	obs *observation // what the Observer watches that is open; nil without one
 	out outputState
+
+	// paused is set when a resumed code mode program paused again: the
+	// generation ends with the step that reports it.
+	paused bool
 }
 
 // newRun checks the options and sets up the per-call state. Errors here are
@@ -653,7 +657,7 @@ func (sr *stepRun) assemble(done []ContentPart) []ContentPart {
 	}
 	for _, cs := range sr.calls {
 		if cs.outcome != nil && cs.request == nil {
-			content = append(content, cs.outcome)
+			content = append(content, expandOutcome(cs.outcome)...)
 		}
 	}
 	for _, cs := range sr.calls {

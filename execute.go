@@ -160,7 +160,7 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 	if r.opts.OnToolExecutionEnd != nil {
 		began = r.eff.Now()
 	}
-	opts := ToolExecutionOptions{ToolCallID: call.ToolCallID, Messages: messages, Context: tctx, Sandbox: s.tools.sandbox}
+	opts := ToolExecutionOptions{ToolCallID: call.ToolCallID, Messages: messages, Context: tctx, Sandbox: s.tools.sandbox, resume: call.resume}
 	output, execErr := r.invokeTool(cctx, s, e, call, opts, prelim)
 	var encoded json.RawMessage
 	if execErr == nil {
@@ -178,6 +178,12 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 		callback("OnToolExecutionEnd", func() {
 			f(ToolExecutionEndEvent{StepNumber: s.number, ToolCall: *call, Output: output, Err: execErr, Duration: r.eff.Now().Sub(began)})
 		})
+	}
+	var paused *codePaused
+	if errors.As(execErr, &paused) {
+		// A code mode program paused for approval: the step reports the
+		// paused call and its request instead of an outcome.
+		return r.pausedRequest(paused), nil
 	}
 	if execErr != nil {
 		return ToolError{

@@ -410,6 +410,9 @@ func (r *run) generate() (*GenerateTextResult, error) {
 	if err := r.resume(nil); err != nil {
 		return r.result(), r.failure(r.ctx, err)
 	}
+	if r.paused {
+		return r.result(), nil
+	}
 	for {
 		s, err := r.prepare()
 		if err != nil {

@@ -352,6 +352,10 @@ func cleanAssistant(m AssistantMessage) (AssistantMessage, bool) {
 			return p.Text != "" || p.ProviderOptions != nil
 		case ToolApprovalRequestPart:
 			return false
+		case ToolCallPart:
+			// A paused call of a code mode program was made by the
+			// program, not the model.
+			return !isProgramCall(p)
 		}
 		return true
 	})

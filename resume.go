@@ -28,6 +28,8 @@ type pendingApproval struct {
 	// settled is set when the conversation already holds the denial's
 	// result, which is then not added again.
 	settled bool
+	// approved is the answer.
+	approved bool
 }
 
 // resume continues a generation whose last input message answers approval
@@ -68,7 +70,7 @@ func (r *run) resume(ev *resumeHooks) error {
 			existing[tr.ToolCallID] = tr
 		}
 	}
-	var approved, denied []pendingApproval
+	var approved, denied, programs []pendingApproval
 	answered := map[string]bool{}
 	for _, p := range last.Content {
 		resp, ok := p.(ToolApprovalResponsePart)
@@ -98,14 +100,20 @@ func (r *run) resume(ev *resumeHooks) error {
 		}
 		answered[call.ToolCallID] = true
 		pa := pendingApproval{approvalID: resp.ApprovalID, signature: req.Signature, call: call, reason: resp.Reason, providerEx: call.ProviderExecuted || resp.ProviderExecuted,
-			settled: settled}
+			settled: settled, approved: resp.Approved}
+		if isProgramCall(call) {
+			// A paused call of a code mode program: the program resumes,
+			// whatever the answer.
+			programs = append(programs, pa)
+			continue
+		}
 		if resp.Approved {
 			approved = append(approved, pa)
 		} else {
 			denied = append(denied, pa)
 		}
 	}
-	if len(approved) == 0 && len(denied) == 0 {
+	if len(approved) == 0 && len(denied) == 0 && len(programs) == 0 {
 		return nil
 	}
 	slices.SortStableFunc(approved, func(a, b pendingApproval) int {
@@ -127,6 +135,27 @@ func (r *run) resume(ev *resumeHooks) error {
 	s := r.resumeStep()
 	var torun []*callState
 	var invalid []ToolError
+	for _, a := range programs {
+		cs, err := r.resumeProgram(s, a, calls)
+		if err != nil {
+			return err
+		}
+		if cs == nil {
+			continue
+		}
+		if l := r.opts.ApprovalLedger; l != nil {
+			first, err := l.Claim(s.ctx, a.approvalID, a.call.ToolCallID)
+			if err != nil {
+				return err
+			}
+			if !first {
+				invalid = append(invalid, ToolError{ToolCallID: cs.call.ToolCallID, ToolName: cs.call.ToolName, Input: cs.call.Input,
+					Error: &ApprovalAlreadyUsedError{ApprovalID: a.approvalID, ToolCallID: a.call.ToolCallID}})
+				continue
+			}
+		}
+		torun = append(torun, cs)
+	}
 	for _, a := range approved {
 		if a.providerEx {
 			continue
@@ -203,7 +232,17 @@ func (r *run) resume(ev *resumeHooks) error {
 		}
 	}
 	var parts []ToolPart
+	var paused []ContentPart
 	for _, out := range outs {
+		switch out := out.(type) {
+		case ToolCall:
+			// The paused call before its request, as a stream reports it.
+			continue
+		case ToolApprovalRequest:
+			// A resumed program paused again.
+			paused = append(paused, out.ToolCall, out)
+			continue
+		}
 		i := slices.IndexFunc(torun, func(cs *callState) bool { return cs.call.ToolCallID == callIDOf(out) })
 		mo, err := r.modelOutput(r.ctx, out, &torun[i].call)
 		if err != nil {
@@ -230,10 +269,12 @@ func (r *run) resume(ev *resumeHooks) error {
 		}
 		parts = append(parts, ToolResultPart{ToolCallID: d.call.ToolCallID, ToolName: d.call.ToolName, Output: ExecutionDeniedOutput{Reason: d.reason}})
 	}
-	if len(parts) == 0 {
-		return nil
+	if len(parts) > 0 {
+		r.addMessages(slices.Clip(r.messages), []Message{ToolMessage{Content: parts}})
 	}
-	r.addMessages(slices.Clip(r.messages), []Message{ToolMessage{Content: parts}})
+	if len(paused) > 0 {
+		return r.pausedStep(s, paused)
+	}
 	return nil
 }
 

@@ -221,6 +221,13 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		st.emit(ErrorPart{Err: err})
 		return nil, &NoOutputGeneratedError{Message: "check the stream for errors", Cause: err}
 	}
+	if r.paused {
+		// A resumed program paused again; its call and request were
+		// streamed with the resumed outcomes.
+		last := r.steps[len(r.steps)-1]
+		st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage()})
+		return r.result(), nil
+	}
 	for {
 		s, err := r.prepare()
 		if err != nil {
@@ -727,13 +734,19 @@ func (st *streamer) runTools(s *step, calls []*callState, messages []Message) ([
 			return index(a) - index(b)
 		})
 		for _, p := range batch {
-			if tr, ok := p.(ToolResult); !ok || !tr.Preliminary {
-				outs = append(outs, p.(ContentPart))
+			if tr, ok := p.(ToolResult); ok && tr.Preliminary {
+				if !st.stopped && s.ctx.Err() == nil && !st.emit(p) {
+					s.cancel()
+				}
+				continue
 			}
-			// Once the step is cancelled, the failures of the tools it
-			// cancelled are not news; the stream ends with an abort.
-			if !st.stopped && s.ctx.Err() == nil && !st.emit(p) {
-				s.cancel()
+			for _, q := range expandOutcome(p.(ContentPart)) {
+				outs = append(outs, q)
+				// Once the step is cancelled, the failures of the tools it
+				// cancelled are not news; the stream ends with an abort.
+				if !st.stopped && s.ctx.Err() == nil && !st.emit(q.(Part)) {
+					s.cancel()
+				}
 			}
 		}
 		batch = batch[:0]
@@ -789,8 +802,10 @@ func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]Conte
 	cs.outcome = out
 	var outs []ContentPart
 	if out != nil {
-		emit(out.(Part))
-		outs = append(outs, out)
+		for _, q := range expandOutcome(out) {
+			emit(q.(Part))
+			outs = append(outs, q)
+		}
 	}
 	return outs, settled(s, []*callState{cs}, err)
 }

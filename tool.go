@@ -77,6 +77,9 @@ type ToolExecutionOptions struct {
 	Context any
 	// Sandbox is the generation's sandbox, if any.
 	Sandbox Sandbox
+
+	// resume is set when a code tool resumes a paused program.
+	resume *codeResume
 }
 
 // DescriptionOptions are what a description function receives.

@@ -1,0 +1,660 @@
+package ai
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aisdkgo/ai/internal/canonjson"
+	"github.com/aisdkgo/ai/provider"
+)
+
+// This file lets a code mode program pause when one of its tool calls needs
+// a person's approval, and resume once the person answered.
+//
+// A paused program is described by a continuation in the shape of the
+// TypeScript SDK's code mode ("code-mode-interrupt" objects with a signed,
+// expiring continuation). It travels in the conversation as the provider
+// metadata of the paused call (key "aisdkgo", field "codeModeInterrupt"), so
+// that a stateless server gets it back with the answer. Its token holds
+// what the program saw: the seed of Math.random, the fixed clock, and the
+// outcome of every tool call that completed. Resuming runs the program
+// again from the start: completed calls are answered from the token and
+// never run again, the approved call runs (a denied one rejects inside the
+// program), and the program goes on.
+
+// CodeModeApproval says what a program does when one of its tool calls
+// needs approval that nobody gave yet.
+type CodeModeApproval int
+
+const (
+	// CodeModeApprovalCallback asks [CodeModeOptions.Approve], or, without
+	// it, fails the call inside the program with
+	// [CodeModeToolApprovalRequired].
+	CodeModeApprovalCallback CodeModeApproval = iota
+	// CodeModeApprovalInterrupt pauses the program: the step reports the
+	// paused call as a [ToolCall] with a [ToolApprovalRequest] and the
+	// generation stops, as for any approval. Answering the request in the
+	// conversation resumes the program (see [CodeModeOptions]).
+	CodeModeApprovalInterrupt
+)
+
+// CodeModeProtocolError reports a paused program that could not be
+// resumed faithfully: it made other tool calls than the ones recorded when
+// it paused (its path depends on something that is not replayed).
+const CodeModeProtocolError = "CODE_MODE_PROTOCOL_ERROR"
+
+// codeModeInterruptKind is the payload kind of an approval pause.
+const codeModeInterruptKind = "ai-sdk-code-mode/tool-approval"
+
+// metadataKey and interruptField name where a paused call carries its
+// continuation in provider metadata.
+const (
+	metadataKey    = "aisdkgo"
+	interruptField = "codeModeInterrupt"
+)
+
+// defaultContinuationMaxAge is how long a paused program may wait.
+const defaultContinuationMaxAge = time.Hour
+
+// maxContinuationBytes bounds the token of a paused program: the outcomes
+// of its completed calls.
+const maxContinuationBytes = 8 << 20
+
+// InvalidCodeModeContinuationError reports a paused program that cannot be
+// resumed: its continuation is malformed, expired, signed with another
+// key, or does not match the conversation it came back in. The generation
+// fails before anything runs.
+type InvalidCodeModeContinuationError struct {
+	// ToolCallID is the paused call's id.
+	ToolCallID string
+	// Reason says what is wrong.
+	Reason string
+}
+
+// Error implements the error interface.
+func (e *InvalidCodeModeContinuationError) Error() string {
+	return fmt.Sprintf("code mode continuation of call %q refused: %s", e.ToolCallID, e.Reason)
+}
+
+// The continuation's wire shape, as the TypeScript SDK's code mode writes it.
+type (
+	codeInterrupt struct {
+		Type            string           `json:"type"`
+		InterruptID     string           `json:"interruptId"`
+		ToolName        string           `json:"toolName"`
+		ToolCallID      string           `json:"toolCallId"`
+		OuterToolCallID string           `json:"outerToolCallId"`
+		Input           json.RawMessage  `json:"input"`
+		Payload         interruptPayload `json:"payload"`
+		Continuation    codeContinuation `json:"continuation"`
+	}
+	interruptPayload struct {
+		Kind string `json:"kind"`
+	}
+	codeContinuation struct {
+		Version              int                   `json:"version"`
+		JS                   string                `json:"js"`
+		OuterToolCallID      string                `json:"outerToolCallId"`
+		ToolNames            []string              `json:"toolNames"`
+		Token                string                `json:"token"`
+		PendingInterruptions []pendingInterruption `json:"pendingInterruptions"`
+		Resolutions          []json.RawMessage     `json:"resolutions"`
+		Auth                 *continuationAuth     `json:"auth,omitempty"`
+	}
+	pendingInterruption struct {
+		RunInterruptionID string           `json:"runInterruptionId"`
+		InterruptID       string           `json:"interruptId"`
+		ToolName          string           `json:"toolName"`
+		ToolCallID        string           `json:"toolCallId"`
+		Input             json.RawMessage  `json:"input"`
+		Payload           interruptPayload `json:"payload"`
+	}
+	continuationAuth struct {
+		Alg         string `json:"alg"`
+		Nonce       string `json:"nonce"`
+		IssuedAtMs  int64  `json:"issuedAtMs"`
+		ExpiresAtMs int64  `json:"expiresAtMs"`
+		Signature   string `json:"signature,omitempty"`
+	}
+)
+
+// codeLedger is the token of a continuation: what the program saw.
+type codeLedger struct {
+	// Seed seeds Math.random, as a decimal string (JSON numbers hold 53
+	// bits); Time is the run's fixed clock in Unix milliseconds.
+	Seed  string       `json:"seed"`
+	Time  int64        `json:"time"`
+	Calls []ledgerCall `json:"calls"`
+	// Pending is the sequence number of the paused call.
+	Pending int `json:"pending"`
+}
+
+// ledgerCall is a tool call of the program that completed, with the
+// outcome the program saw.
+type ledgerCall struct {
+	Seq    int             `json:"seq"`
+	Name   string          `json:"name"`
+	Input  json.RawMessage `json:"input"`
+	Output json.RawMessage `json:"output,omitempty"`
+	Error  *ledgerError    `json:"error,omitempty"`
+}
+
+// ledgerError is a failed call as the program saw it: a library refusal
+// with its code, or (Host) a tool failure, which programs see redacted.
+type ledgerError struct {
+	Code    string         `json:"code,omitempty"`
+	Name    string         `json:"name,omitempty"`
+	Message string         `json:"message,omitempty"`
+	Details map[string]any `json:"details,omitempty"`
+	Host    bool           `json:"host,omitempty"`
+}
+
+// outcome returns the recorded outcome as CallTool returns it.
+func (c ledgerCall) outcome() (json.RawMessage, error) {
+	if c.Error == nil {
+		return c.Output, nil
+	}
+	if c.Error.Host {
+		return nil, errRecordedToolFailure
+	}
+	return nil, &CodeModeError{Code: c.Error.Code, Name: c.Error.Name, Message: c.Error.Message, Details: c.Error.Details}
+}
+
+var errRecordedToolFailure = errors.New("the tool failed when the program first ran")
+
+// processContinuationKey signs continuations when no secret is configured:
+// they then resume only in this process.
+var processContinuationKey = sync.OnceValue(func() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	return k
+})
+
+// continuationSecrets returns the secrets of a code tool's continuations:
+// its own, else the generation's approval secrets, else the process key.
+func (o CodeModeOptions) continuationSecrets(b binding) [][]byte {
+	if len(o.ContinuationSecrets) > 0 {
+		return o.ContinuationSecrets
+	}
+	if len(b.secrets) > 0 {
+		return b.secrets
+	}
+	return [][]byte{processContinuationKey()}
+}
+
+// signContinuation signs c with secret, valid for maxAge from now.
+func signContinuation(c *codeContinuation, secret []byte, now time.Time, maxAge time.Duration) error {
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return err
+	}
+	c.Auth = &continuationAuth{Alg: "HMAC-SHA256", Nonce: hex.EncodeToString(nonce),
+		IssuedAtMs: now.UnixMilli(), ExpiresAtMs: now.Add(maxAge).UnixMilli()}
+	sig, err := continuationSignature(c, secret)
+	if err != nil {
+		return err
+	}
+	c.Auth.Signature = sig
+	return nil
+}
+
+// continuationSignature is the HMAC-SHA256 of c's canonical JSON without
+// its signature, in base64url.
+func continuationSignature(c *codeContinuation, secret []byte) (string, error) {
+	unsigned := *c
+	auth := *c.Auth
+	auth.Signature = ""
+	unsigned.Auth = &auth
+	raw, err := json.Marshal(unsigned)
+	if err != nil {
+		return "", err
+	}
+	canon, err := canonjson.Append(nil, raw)
+	if err != nil {
+		return "", err
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write(canon)
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)), nil
+}
+
+// verifyContinuation checks a continuation's shape, age and signature.
+func verifyContinuation(c *codeContinuation, secrets [][]byte, now time.Time) string {
+	if c.Version != 2 || c.Token == "" || len(c.PendingInterruptions) == 0 || c.Auth == nil {
+		return "malformed continuation"
+	}
+	a := c.Auth
+	if a.Alg != "HMAC-SHA256" || len(a.Nonce) != 32 || a.Signature == "" || a.ExpiresAtMs <= a.IssuedAtMs {
+		return "malformed continuation"
+	}
+	if _, err := hex.DecodeString(a.Nonce); err != nil {
+		return "malformed continuation"
+	}
+	if a.ExpiresAtMs < now.UnixMilli() {
+		return "the continuation expired"
+	}
+	if a.IssuedAtMs > now.Add(time.Minute).UnixMilli() {
+		return "the continuation was issued in the future"
+	}
+	for _, s := range secrets {
+		want, err := continuationSignature(c, s)
+		if err == nil && hmac.Equal([]byte(want), []byte(a.Signature)) {
+			return ""
+		}
+	}
+	return "invalid signature"
+}
+
+// programCall returns the continuation a call carries when it is a paused
+// tool call of a code mode program.
+func programCall(po ProviderOptions) (json.RawMessage, bool) {
+	v, ok := po[metadataKey][interruptField]
+	if !ok {
+		return nil, false
+	}
+	raw, err := json.Marshal(v)
+	return raw, err == nil
+}
+
+// isProgramCall reports whether an assistant's tool call was made by a
+// program, not by the model: such calls never reach a model's prompt.
+func isProgramCall(p ToolCallPart) bool {
+	_, ok := p.ProviderOptions[metadataKey][interruptField]
+	return ok
+}
+
+// codeResume is what resuming a paused program hands to its code tool.
+type codeResume struct {
+	interrupt codeInterrupt
+	ledger    codeLedger
+	approved  bool
+	reason    string
+}
+
+// readContinuation parses and checks the continuation carried by a paused
+// call against the call, the secrets and the clock.
+func readContinuation(call ToolCallPart, approvalID string, secrets [][]byte, now time.Time) (*codeResume, error) {
+	fail := func(reason string) error {
+		return &InvalidCodeModeContinuationError{ToolCallID: call.ToolCallID, Reason: reason}
+	}
+	raw, _ := programCall(call.ProviderOptions)
+	var ci codeInterrupt
+	if err := json.Unmarshal(raw, &ci); err != nil || ci.Type != "code-mode-interrupt" {
+		return nil, fail("malformed continuation")
+	}
+	c := &ci.Continuation
+	if reason := verifyContinuation(c, secrets, now); reason != "" {
+		return nil, fail(reason)
+	}
+	// The signed ledger decides; the visible fields must agree with it and
+	// with the call in the conversation.
+	pending := c.PendingInterruptions[len(c.Resolutions):]
+	if len(c.Resolutions) >= len(c.PendingInterruptions) || len(pending) == 0 {
+		return nil, fail("nothing is pending")
+	}
+	p := pending[0]
+	if c.OuterToolCallID != ci.OuterToolCallID || p.InterruptID != ci.InterruptID || p.ToolCallID != ci.ToolCallID ||
+		p.ToolName != ci.ToolName || !jsonEqual(p.Input, ci.Input) || p.Payload != ci.Payload {
+		return nil, fail("the interrupt does not match its signed continuation")
+	}
+	if p.ToolCallID != call.ToolCallID || p.ToolName != call.ToolName || !jsonEqual(p.Input, call.Input) {
+		return nil, fail("the continuation belongs to another call")
+	}
+	if approvalID != p.InterruptID {
+		return nil, fail("the approval answers another request")
+	}
+	var l codeLedger
+	if err := json.Unmarshal([]byte(c.Token), &l); err != nil || l.Pending <= 0 {
+		return nil, fail("malformed continuation")
+	}
+	return &codeResume{interrupt: ci, ledger: l}, nil
+}
+
+// jsonEqual compares two JSON texts as values.
+func jsonEqual(a, b json.RawMessage) bool {
+	ca, err1 := canonjson.Append(nil, a)
+	cb, err2 := canonjson.Append(nil, b)
+	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)
+}
+
+// programRun records and replays the tool calls of a program run in
+// interrupt mode, and pauses it at the first call that needs approval.
+type programRun struct {
+	mu sync.Mutex
+	// replay holds the calls answered from a continuation, by sequence.
+	replay map[int]ledgerCall
+	// resume is set when the run resumes a paused program.
+	resume *codeResume
+	ledger codeLedger
+	// paused is the call the run paused at, once it did.
+	paused   *ledgerCall
+	inFlight int
+	cancel   context.CancelFunc
+}
+
+func newProgramRun(res *codeResume, now time.Time) *programRun {
+	p := &programRun{resume: res}
+	if res != nil {
+		p.ledger = codeLedger{Seed: res.ledger.Seed, Time: res.ledger.Time, Calls: slices.Clone(res.ledger.Calls)}
+		p.replay = make(map[int]ledgerCall, len(res.ledger.Calls))
+		for _, c := range res.ledger.Calls {
+			p.replay[c.Seq] = c
+		}
+		return p
+	}
+	var seed [8]byte
+	_, _ = rand.Read(seed[:])
+	s := binary.LittleEndian.Uint64(seed[:]) | 1
+	p.ledger = codeLedger{Seed: strconv.FormatUint(s, 10), Time: now.UnixMilli()}
+	return p
+}
+
+// seed and clock return the values the run replays.
+func (p *programRun) seed() uint64 {
+	s, _ := strconv.ParseUint(p.ledger.Seed, 10, 64)
+	return max(s, 1)
+}
+
+func (p *programRun) clock() time.Time { return time.UnixMilli(p.ledger.Time) }
+
+// errPaused is what the program sees for calls after it paused; it is
+// stopped before it can act on it.
+var errPaused = &CodeModeError{Code: CodeModeAborted, Name: "CodeModeAbortedError", Message: "The program paused for approval."}
+
+// needsApproval is what a routed call returns in interrupt mode when it
+// needs approval that nobody gave yet.
+type needsApproval struct {
+	input json.RawMessage
+}
+
+func (*needsApproval) Error() string { return "the call needs approval" }
+
+// call runs one tool call of the program: answered from the continuation
+// when it completed before, paused when it needs approval, else run by
+// invoke and recorded.
+func (p *programRun) call(call CodeToolCall, invoke func(ra routedApproval) (json.RawMessage, error)) (json.RawMessage, error) {
+	p.mu.Lock()
+	if rec, ok := p.replay[call.Seq]; ok {
+		p.mu.Unlock()
+		if rec.Name != call.Name || !jsonEqual(rec.Input, call.Input) {
+			return nil, divergence(call, rec.Name)
+		}
+		return rec.outcome()
+	}
+	if p.paused != nil {
+		p.mu.Unlock()
+		return nil, errPaused
+	}
+	ra := routedApproval{interrupt: true}
+	if r := p.resume; r != nil && call.Seq == r.ledger.Pending {
+		pi := r.interrupt
+		if call.Name != pi.ToolName || !jsonEqual(call.Input, pi.Input) {
+			p.mu.Unlock()
+			return nil, divergence(call, pi.ToolName)
+		}
+		if !r.approved {
+			denial := deniedError(call.Name, r.reason)
+			p.record(call, nil, denial)
+			p.mu.Unlock()
+			return nil, denial
+		}
+		ra.approved = true
+	}
+	p.inFlight++
+	p.mu.Unlock()
+
+	out, err := invoke(ra)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inFlight--
+	var na *needsApproval
+	if errors.As(err, &na) {
+		if p.paused == nil {
+			p.paused = &ledgerCall{Seq: call.Seq, Name: call.Name, Input: na.input}
+		}
+		p.stopWhenIdle()
+		return nil, errPaused
+	}
+	p.record(call, out, err)
+	p.stopWhenIdle()
+	return out, err
+}
+
+// record adds a completed call to the ledger.
+func (p *programRun) record(call CodeToolCall, out json.RawMessage, err error) {
+	lc := ledgerCall{Seq: call.Seq, Name: call.Name, Input: call.Input}
+	var ce *CodeModeError
+	switch {
+	case err == nil:
+		lc.Output = out
+		if lc.Output == nil {
+			lc.Output = json.RawMessage("null")
+		}
+	case errors.As(err, &ce):
+		lc.Error = &ledgerError{Code: ce.Code, Name: ce.Name, Message: ce.Message, Details: ce.Details}
+	default:
+		lc.Error = &ledgerError{Host: true}
+	}
+	p.ledger.Calls = append(p.ledger.Calls, lc)
+}
+
+// stopWhenIdle ends a paused run once no call it made is running, so that
+// every call that started is recorded.
+func (p *programRun) stopWhenIdle() {
+	if p.paused != nil && p.inFlight == 0 && p.cancel != nil {
+		p.cancel()
+	}
+}
+
+func divergence(call CodeToolCall, recorded string) error {
+	return &CodeModeError{Code: CodeModeProtocolError, Name: "CodeModeProtocolError",
+		Message: fmt.Sprintf("The resumed program made a different tool call than when it paused: call %d is %q, it was %q. Programs must not depend on the order in which concurrent tool calls finish.", call.Seq, call.Name, recorded)}
+}
+
+func deniedError(name, reason string) *CodeModeError {
+	msg := fmt.Sprintf("Tool %q approval was denied.", name)
+	if reason != "" {
+		msg = fmt.Sprintf("Tool %q approval was denied: %s", name, reason)
+	}
+	return &CodeModeError{Code: CodeModeToolApprovalDenied, Name: codeModeToolApprovalDeniedName, Message: msg,
+		Details: map[string]any{"toolName": name}}
+}
+
+// codePaused ends a code tool's execution when its program paused for
+// approval; the engine turns it into the paused call and its approval
+// request.
+type codePaused struct {
+	interrupt codeInterrupt
+	raw       json.RawMessage
+}
+
+func (e *codePaused) Error() string {
+	return fmt.Sprintf("the program paused: tool %q needs approval", e.interrupt.ToolName)
+}
+
+// pause builds the signed continuation of a paused run.
+func (p *programRun) pause(js, outer string, b binding, secret []byte, maxAge time.Duration, now time.Time) (*codePaused, error) {
+	pc := p.paused
+	p.ledger.Pending = pc.Seq
+	slices.SortFunc(p.ledger.Calls, func(a, b ledgerCall) int { return a.Seq - b.Seq })
+	token, err := json.Marshal(p.ledger)
+	if err != nil {
+		return nil, err
+	}
+	if len(token) > maxContinuationBytes {
+		return nil, &CodeModeError{Code: CodeModeErrorCode, Name: "CodeModeError",
+			Message: fmt.Sprintf("The program paused for approval, but what it did so far takes %d bytes, more than the %d a continuation may hold.", len(token), maxContinuationBytes)}
+	}
+	id := outer + ":tool-" + strconv.Itoa(pc.Seq)
+	pending := pendingInterruption{RunInterruptionID: "interrupt-" + strconv.Itoa(pc.Seq), InterruptID: id + ":interrupt",
+		ToolName: pc.Name, ToolCallID: id, Input: pc.Input, Payload: interruptPayload{Kind: codeModeInterruptKind}}
+	names := b.routed.Names()
+	slices.Sort(names)
+	c := codeContinuation{Version: 2, JS: js, OuterToolCallID: outer, ToolNames: names, Token: string(token),
+		PendingInterruptions: []pendingInterruption{pending}, Resolutions: []json.RawMessage{}}
+	if maxAge <= 0 {
+		maxAge = defaultContinuationMaxAge
+	}
+	if err := signContinuation(&c, secret, now, maxAge); err != nil {
+		return nil, err
+	}
+	ci := codeInterrupt{Type: "code-mode-interrupt", InterruptID: pending.InterruptID, ToolName: pc.Name, ToolCallID: id,
+		OuterToolCallID: outer, Input: pc.Input, Payload: pending.Payload, Continuation: c}
+	raw, err := json.Marshal(ci)
+	if err != nil {
+		return nil, err
+	}
+	return &codePaused{interrupt: ci, raw: raw}, nil
+}
+
+// pausedRequest turns a paused program into the parts the step reports:
+// the paused call, carrying its continuation, and its approval request.
+func (r *run) pausedRequest(cp *codePaused) ToolApprovalRequest {
+	ci := cp.interrupt
+	call := ToolCall{ToolCallID: ci.ToolCallID, ToolName: ci.ToolName, Input: ci.Input,
+		ProviderMetadata: ProviderMetadata{metadataKey: {interruptField: cp.raw}}}
+	if t, ok := r.idx.get(ci.ToolName); ok {
+		c := t.core()
+		call.Title, call.ToolMetadata, call.Dynamic = c.title, c.metadata, t.Kind() == DynamicKind
+	}
+	return ToolApprovalRequest{ApprovalID: ci.InterruptID, ToolCall: call, Signature: r.signApproval(ci.InterruptID, call)}
+}
+
+// expandOutcome returns the parts an execution outcome adds to a step: a
+// paused program adds its paused call before the approval request.
+func expandOutcome(p ContentPart) []ContentPart {
+	if req, ok := p.(ToolApprovalRequest); ok {
+		return []ContentPart{req.ToolCall, req}
+	}
+	return []ContentPart{p}
+}
+
+// resumeProgram checks the answer to a paused program's call and returns
+// the state of its code call, ready to run again; nil when the program went
+// on before (its code call has a result). Nothing runs here.
+func (r *run) resumeProgram(s *step, a pendingApproval, calls map[string]ToolCallPart) (*callState, error) {
+	fail := func(reason string) error {
+		return &InvalidCodeModeContinuationError{ToolCallID: a.call.ToolCallID, Reason: reason}
+	}
+	if a.approved {
+		if err := r.checkApprovalSignature(a); err != nil {
+			return nil, err
+		}
+	}
+	raw, _ := programCall(a.call.ProviderOptions)
+	var ci codeInterrupt
+	if json.Unmarshal(raw, &ci) != nil {
+		return nil, fail("malformed continuation")
+	}
+	outer, ok := calls[ci.OuterToolCallID]
+	if !ok {
+		return nil, fail("its code mode call is not in the conversation")
+	}
+	if r.hasResult(outer.ToolCallID) {
+		return nil, nil
+	}
+	e, ok := s.tools.execTool(outer.ToolName)
+	var def *callerDef
+	if t, known := r.idx.get(outer.ToolName); ok && known {
+		def = t.core().caller
+	}
+	if def == nil || def.secrets == nil {
+		return nil, fail(fmt.Sprintf("tool %q is not a code mode tool", outer.ToolName))
+	}
+	res, err := readContinuation(a.call, a.approvalID, def.secrets(r.opts.ToolApprovalSecrets), r.eff.Now())
+	if err != nil {
+		return nil, err
+	}
+	c := &res.interrupt.Continuation
+	var in codeInput
+	if json.Unmarshal(outer.Input, &in) != nil || in.JS != c.JS || c.OuterToolCallID != outer.ToolCallID {
+		return nil, fail("the continuation belongs to another program")
+	}
+	routed := r.routedTo(s, outer.ToolName)
+	for _, n := range c.ToolNames {
+		if !slices.Contains(routed, n) {
+			return nil, fail(fmt.Sprintf("tool %q is no longer callable from programs", n))
+		}
+	}
+	call, err := r.parseOnce(s, provider.ToolCall{ToolCallID: outer.ToolCallID, ToolName: outer.ToolName, Input: string(outer.Input)})
+	if err != nil {
+		return nil, fail("its code mode call is invalid: " + err.Error())
+	}
+	res.approved, res.reason = a.approved, a.reason
+	call.resume = res
+	return &callState{call: call, entry: e}, nil
+}
+
+// hasResult reports whether the conversation holds a result of the call.
+func (r *run) hasResult(id string) bool {
+	for _, m := range r.messages {
+		t, ok := m.(ToolMessage)
+		if !ok {
+			continue
+		}
+		for _, p := range t.Content {
+			if tr, ok := p.(ToolResultPart); ok && tr.ToolCallID == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// routedTo returns the names of the tools routed to a caller in a step.
+func (r *run) routedTo(s *step, caller string) []string {
+	var names []string
+	if r.routing == nil {
+		return nil
+	}
+	for _, name := range r.routing.order {
+		if _, ok := s.tools.execTool(name); !ok {
+			continue
+		}
+		if slices.Contains(r.routing.routes[name], caller) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// pausedStep records the step that reports a resumed program that paused
+// again. No model was called: its usage is zero.
+func (r *run) pausedStep(s *step, parts []ContentPart) error {
+	m := r.opts.Model
+	st := &StepResult{StepNumber: len(r.steps), Content: parts, FinishReason: FinishToolCalls, ToolsContext: r.toolsContext}
+	if m != nil {
+		st.Provider, st.ModelID = m.Provider(), m.ModelID()
+	}
+	st.Response = ResponseInfo{ID: r.newID(), Timestamp: r.now(), ModelID: st.ModelID}
+	var assistant []AssistantPart
+	for _, p := range parts {
+		switch p := p.(type) {
+		case ToolCall:
+			assistant = append(assistant, ToolCallPart{ToolCallID: p.ToolCallID, ToolName: p.ToolName, Input: p.Input, ProviderOptions: p.ProviderMetadata})
+		case ToolApprovalRequest:
+			assistant = append(assistant, ToolApprovalRequestPart{ApprovalID: p.ApprovalID, ToolCallID: p.ToolCall.ToolCallID, Signature: p.Signature})
+		}
+	}
+	st.Response.Messages = r.addMessages(slices.Clip(r.messages), []Message{AssistantMessage{Content: assistant}})
+	r.steps = append(r.steps, st)
+	r.paused = true
+	if f := r.opts.OnStepEnd; f != nil {
+		callback("OnStepEnd", func() { f(st) })
+	}
+	return nil
+}

@@ -1,0 +1,296 @@
+package ai_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/aitest"
+	"github.com/aisdkgo/ai/provider"
+)
+
+// interruptFixture is a program that calls a, b (which needs approval) and
+// c, with counters of the executions of each.
+type interruptFixture struct {
+	a, b, c atomic.Int32
+	// inputs of a, to check that Math.random and Date.now replay.
+	aInputs []string
+}
+
+const interruptJS = `
+const x = await tools.a({r: Math.random(), t: Date.now()});
+let y;
+try { y = await tools.b({v: x}); } catch (e) { y = "caught " + e.code + ": " + e.message; }
+const z = await tools.c({});
+return {x, y, z};`
+
+func (f *interruptFixture) tools() ai.Tools {
+	type anyIn = map[string]any
+	a := ai.NewTool(ai.ToolDef[anyIn, string]{Execute: func(_ context.Context, in anyIn, _ ai.ToolExecutionOptions) (string, error) {
+		f.a.Add(1)
+		raw, _ := json.Marshal(in)
+		f.aInputs = append(f.aInputs, string(raw))
+		return "A", nil
+	}})
+	b := ai.NewTool(ai.ToolDef[anyIn, string]{
+		NeedsApproval: func(context.Context, anyIn, ai.ApprovalOptions) (bool, error) { return true, nil },
+		Execute: func(_ context.Context, in anyIn, _ ai.ToolExecutionOptions) (string, error) {
+			f.b.Add(1)
+			return "B(" + in["v"].(string) + ")", nil
+		}})
+	c := ai.NewTool(ai.ToolDef[anyIn, string]{Execute: func(context.Context, anyIn, ai.ToolExecutionOptions) (string, error) {
+		f.c.Add(1)
+		return "C", nil
+	}})
+	return ai.Tools{
+		{Name: "code", Tool: ai.CodeMode(&ai.CodeModeOptions{ApprovalMode: ai.CodeModeApprovalInterrupt})},
+		{Name: "a", Tool: a}, {Name: "b", Tool: b}, {Name: "c", Tool: c},
+	}
+}
+
+func (f *interruptFixture) counts() [3]int32 { return [3]int32{f.a.Load(), f.b.Load(), f.c.Load()} }
+
+var interruptSecret = []byte("interrupt test secret")
+
+func interruptOptions(tools ai.Tools, model provider.LanguageModel) ai.GenerateTextOptions {
+	return ai.GenerateTextOptions{
+		Model: model, Tools: tools,
+		ToolCallers:         []ai.CallerRoute{{Tool: "a", Callers: []string{"code"}}, {Tool: "b", Callers: []string{"code"}}, {Tool: "c", Callers: []string{"code"}}},
+		ToolApprovalSecrets: [][]byte{interruptSecret},
+		StopWhen:            ai.StepCountIs(5),
+	}
+}
+
+// generateOrStream runs a generation either way and returns its result.
+func generateOrStream(t *testing.T, stream bool, opts ai.GenerateTextOptions) (*ai.GenerateTextResult, []string, error) {
+	t.Helper()
+	if !stream {
+		res, err := ai.GenerateText(context.Background(), opts)
+		return res, nil, err
+	}
+	sr, err := ai.StreamText(context.Background(), opts)
+	require.NoError(t, err)
+	var types []string
+	for p, err := range sr.Parts() {
+		if err != nil {
+			break
+		}
+		types = append(types, p.PartType())
+	}
+	res, err := sr.Wait()
+	return res, types, err
+}
+
+// pausedRun runs the first generation: the program pauses at b.
+func pausedRun(t *testing.T, stream bool, f *interruptFixture, opts ai.GenerateTextOptions) ([]ai.Message, ai.ToolApprovalRequest) {
+	t.Helper()
+	opts.Model = aitest.NewModel(toolStep(codeCall("c1", interruptJS)), textStep("never"))
+	opts.Prompt = "go"
+	res, types, err := generateOrStream(t, stream, opts)
+	require.NoError(t, err)
+	require.Len(t, res.Steps, 1, "the generation stops at the approval")
+	reqs := res.Steps[0].ApprovalRequests()
+	require.Len(t, reqs, 1)
+	req := reqs[0]
+	assert.Equal(t, "c1:tool-2:interrupt", req.ApprovalID)
+	assert.Equal(t, "c1:tool-2", req.ToolCall.ToolCallID)
+	assert.Equal(t, "b", req.ToolCall.ToolName)
+	assert.JSONEq(t, `{"v":"A"}`, string(req.ToolCall.Input))
+	assert.NotEmpty(t, req.Signature)
+	assert.Equal(t, [3]int32{1, 0, 0}, f.counts())
+	if stream {
+		assert.Equal(t, []string{"start", "start-step", "tool-call", "tool-call", "tool-approval-request", "finish-step", "finish"}, types)
+	}
+	calls := res.Steps[0].ToolCalls()
+	require.Len(t, calls, 2)
+	assert.Equal(t, "c1", calls[0].ToolCallID)
+	assert.Equal(t, "c1:tool-2", calls[1].ToolCallID)
+
+	// The application stores the conversation (as JSON) and asks a person.
+	history := append([]ai.Message{ai.UserText("go")}, res.ResponseMessages...)
+	data, err := json.Marshal(history)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"code-mode-interrupt"`)
+	restored, err := ai.UnmarshalMessages(data)
+	require.NoError(t, err)
+	return restored, req
+}
+
+func answerApproval(history []ai.Message, approvalID string, approved bool, reason string) []ai.Message {
+	return append(history, ai.ToolMessage{Content: []ai.ToolPart{
+		ai.ToolApprovalResponsePart{ApprovalID: approvalID, Approved: approved, Reason: reason},
+	}})
+}
+
+// toolResultOf returns the result the model was sent for a call.
+func toolResultOf(t *testing.T, prompt []provider.Message, id string) string {
+	t.Helper()
+	for _, m := range prompt {
+		if tm, ok := m.(provider.ToolMessage); ok {
+			for _, p := range tm.Content {
+				if r, ok := p.(provider.ToolResultPart); ok && r.ToolCallID == id {
+					raw, err := json.Marshal(r.Output)
+					require.NoError(t, err)
+					return string(raw)
+				}
+			}
+		}
+		if am, ok := m.(provider.AssistantMessage); ok {
+			for _, p := range am.Content {
+				if c, ok := p.(provider.ToolCallPart); ok {
+					assert.False(t, strings.Contains(c.ToolCallID, ":tool-"), "a program's call reached the model: %s", c.ToolCallID)
+				}
+			}
+		}
+	}
+	t.Fatalf("no result for %s in the prompt", id)
+	return ""
+}
+
+// A program that calls a, b (needs approval) and c pauses at b; approving
+// runs b and c once, a never again, and the program's result reaches the
+// model; denying rejects b's call inside the program; tampered, expired and
+// foreign continuations are refused before anything runs.
+func TestCodeModeApprovalInterrupt(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		name := "generate"
+		if stream {
+			name = "stream"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Run("approved", func(t *testing.T) {
+				f := &interruptFixture{}
+				tools := f.tools()
+				history, req := pausedRun(t, stream, f, interruptOptions(tools, nil))
+				model := aitest.NewModel(textStep("done"))
+				opts := interruptOptions(tools, model)
+				opts.Messages = answerApproval(history, req.ApprovalID, true, "")
+				res, types, err := generateOrStream(t, stream, opts)
+				require.NoError(t, err)
+				assert.Equal(t, "done", res.Text)
+				assert.Equal(t, [3]int32{1, 1, 1}, f.counts(), "a ran once, b once, c once")
+				require.Len(t, model.Calls(), 1)
+				out := toolResultOf(t, model.Calls()[0].Prompt, "c1")
+				assert.JSONEq(t, `{"type":"json","value":{"x":"A","y":"B(A)","z":"C"}}`, out)
+				if stream {
+					assert.Equal(t, []string{"start", "tool-result", "start-step", "text-start", "text-delta", "text-end", "finish-step", "finish"}, types)
+				}
+			})
+			t.Run("denied", func(t *testing.T) {
+				f := &interruptFixture{}
+				tools := f.tools()
+				history, req := pausedRun(t, stream, f, interruptOptions(tools, nil))
+				model := aitest.NewModel(textStep("done"))
+				opts := interruptOptions(tools, model)
+				opts.Messages = answerApproval(history, req.ApprovalID, false, "too risky")
+				_, _, err := generateOrStream(t, stream, opts)
+				require.NoError(t, err)
+				assert.Equal(t, [3]int32{1, 0, 1}, f.counts())
+				out := toolResultOf(t, model.Calls()[0].Prompt, "c1")
+				assert.JSONEq(t, `{"type":"json","value":{"x":"A","y":"caught CODE_MODE_TOOL_APPROVAL_DENIED: Tool \"b\" approval was denied: too risky","z":"C"}}`, out)
+			})
+			t.Run("tampered", func(t *testing.T) {
+				f := &interruptFixture{}
+				tools := f.tools()
+				history, req := pausedRun(t, stream, f, interruptOptions(tools, nil))
+				data, err := json.Marshal(answerApproval(history, req.ApprovalID, true, ""))
+				require.NoError(t, err)
+				// The recorded output of a becomes "X".
+				forged := strings.Replace(string(data), `\"output\":\"A\"`, `\"output\":\"X\"`, 1)
+				require.NotEqual(t, string(data), forged)
+				msgs, err := ai.UnmarshalMessages([]byte(forged))
+				require.NoError(t, err)
+				opts := interruptOptions(tools, aitest.NewModel(textStep("done")))
+				opts.Messages = msgs
+				_, _, err = generateOrStream(t, stream, opts)
+				var ice *ai.InvalidCodeModeContinuationError
+				require.ErrorAs(t, err, &ice)
+				assert.Equal(t, "invalid signature", ice.Reason)
+				assert.Equal(t, [3]int32{1, 0, 0}, f.counts(), "nothing ran")
+			})
+			t.Run("foreign", func(t *testing.T) {
+				f := &interruptFixture{}
+				tools := f.tools()
+				history, req := pausedRun(t, stream, f, interruptOptions(tools, nil))
+				// Another deployment's tools sign with another key; the
+				// approval itself is accepted unsigned here.
+				other := f.tools()
+				other[0].Tool = ai.CodeMode(&ai.CodeModeOptions{ApprovalMode: ai.CodeModeApprovalInterrupt, ContinuationSecrets: [][]byte{[]byte("other")}})
+				opts := interruptOptions(other, aitest.NewModel(textStep("done")))
+				opts.Messages = answerApproval(history, req.ApprovalID, true, "")
+				_, _, err := generateOrStream(t, stream, opts)
+				var ice *ai.InvalidCodeModeContinuationError
+				require.ErrorAs(t, err, &ice)
+				assert.Equal(t, "invalid signature", ice.Reason)
+				assert.Equal(t, [3]int32{1, 0, 0}, f.counts(), "nothing ran")
+			})
+			t.Run("expired", func(t *testing.T) {
+				f := &interruptFixture{}
+				tools := f.tools()
+				tools[0].Tool = ai.CodeMode(&ai.CodeModeOptions{ApprovalMode: ai.CodeModeApprovalInterrupt, ContinuationMaxAge: time.Millisecond})
+				history, req := pausedRun(t, stream, f, interruptOptions(tools, nil))
+				time.Sleep(5 * time.Millisecond)
+				opts := interruptOptions(tools, aitest.NewModel(textStep("done")))
+				opts.Messages = answerApproval(history, req.ApprovalID, true, "")
+				_, _, err := generateOrStream(t, stream, opts)
+				var ice *ai.InvalidCodeModeContinuationError
+				require.ErrorAs(t, err, &ice)
+				assert.Equal(t, "the continuation expired", ice.Reason)
+				assert.Equal(t, [3]int32{1, 0, 0}, f.counts(), "nothing ran")
+			})
+		})
+	}
+}
+
+// Math.random and Date.now give a resumed program what they gave it when
+// it first ran, so it makes the same calls; a program that pauses twice
+// resumes twice, and each call runs once.
+func TestCodeModeInterruptReplaysAndPausesAgain(t *testing.T) {
+	f := &interruptFixture{}
+	tools := f.tools()
+	js := `
+const first = await tools.a({r: Math.random(), t: Date.now(), d: new Date().toISOString()});
+const one = await tools.b({v: "1"});
+const two = await tools.b({v: "2"});
+return [first, one, two];`
+	opts := interruptOptions(tools, aitest.NewModel(toolStep(codeCall("c1", js))))
+	opts.Prompt = "go"
+	res, err := ai.GenerateText(context.Background(), opts)
+	require.NoError(t, err)
+	req := res.Steps[0].ApprovalRequests()[0]
+	assert.Equal(t, "c1:tool-2:interrupt", req.ApprovalID)
+	history := append([]ai.Message{ai.UserText("go")}, res.ResponseMessages...)
+
+	// First answer: the program resumes and pauses again at the second b,
+	// in a step that called no model.
+	opts = interruptOptions(tools, aitest.NewModel())
+	opts.Messages = answerApproval(history, req.ApprovalID, true, "")
+	res, err = ai.GenerateText(context.Background(), opts)
+	require.NoError(t, err)
+	require.Len(t, res.Steps, 1)
+	assert.Equal(t, ai.FinishToolCalls, res.Steps[0].FinishReason)
+	req2 := res.Steps[0].ApprovalRequests()
+	require.Len(t, req2, 1)
+	assert.Equal(t, "c1:tool-3:interrupt", req2[0].ApprovalID)
+	assert.Equal(t, [3]int32{1, 1, 0}, f.counts())
+	history = append(opts.Messages, res.ResponseMessages...)
+
+	// Second answer: the program finishes; a ran once with the same input.
+	model := aitest.NewModel(textStep("done"))
+	opts = interruptOptions(tools, model)
+	opts.Messages = answerApproval(history, req2[0].ApprovalID, true, "")
+	res, err = ai.GenerateText(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Text)
+	assert.Equal(t, [3]int32{1, 2, 0}, f.counts())
+	out := toolResultOf(t, model.Calls()[0].Prompt, "c1")
+	assert.JSONEq(t, `{"type":"json","value":["A","B(1)","B(2)"]}`, out)
+	require.Len(t, f.aInputs, 1)
+}

@@ -1,0 +1,136 @@
+package uistream_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/aitest"
+	"github.com/aisdkgo/ai/provider"
+	_ "github.com/aisdkgo/ai/quickjs"
+	"github.com/aisdkgo/ai/uistream"
+)
+
+// A code mode program that pauses for approval of a nested call is shown
+// to the client as that call, waiting for approval; the client's answer,
+// posted back with the conversation, resumes the program: every call runs
+// once and the program's result reaches the model.
+func TestCodeModeInterruptThroughUIStream(t *testing.T) {
+	var a, b atomic.Int32
+	type anyIn = map[string]any
+	counter := func(n *atomic.Int32, out string, approval bool) ai.Tool {
+		def := ai.ToolDef[anyIn, string]{Execute: func(context.Context, anyIn, ai.ToolExecutionOptions) (string, error) {
+			n.Add(1)
+			return out, nil
+		}}
+		if approval {
+			def.NeedsApproval = func(context.Context, anyIn, ai.ApprovalOptions) (bool, error) { return true, nil }
+		}
+		return ai.NewTool(def)
+	}
+	tools := ai.Tools{
+		{Name: "code", Tool: ai.CodeMode(&ai.CodeModeOptions{ApprovalMode: ai.CodeModeApprovalInterrupt})},
+		{Name: "lookup", Tool: counter(&a, "balance 10", false)},
+		{Name: "transfer", Tool: counter(&b, "sent", true)},
+	}
+	secrets := [][]byte{[]byte("ui secret")}
+	js, _ := json.Marshal(map[string]string{"js": `const x = await tools.lookup({}); const y = await tools.transfer({amount: 5}); return [x, y];`})
+	var lastPrompt []provider.Message
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, err := uistream.DecodeRequest(r, &uistream.DecodeOptions{ToolApprovalSecrets: secrets})
+		if err != nil {
+			uistream.WriteError(w, err)
+			return
+		}
+		msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{Tools: tools})
+		if err != nil {
+			uistream.WriteError(w, &uistream.RequestError{Status: 400, Message: err.Error()})
+			return
+		}
+		model := aitest.NewModel(aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "code", string(js))}, FinishReason: aitest.ToolCalls})
+		if len(msgs) > 1 {
+			model = &aitest.Model{Respond: func(_ context.Context, _ int, o *provider.CallOptions) (aitest.Response, error) {
+				lastPrompt = o.Prompt
+				return aitest.Response{Content: []provider.Content{aitest.Text("done")}}, nil
+			}}
+		}
+		res, err := ai.StreamText(r.Context(), ai.GenerateTextOptions{
+			Model: model, Tools: tools, Messages: msgs, StopWhen: ai.StepCountIs(3),
+			ToolCallers:         []ai.CallerRoute{{Tool: "lookup", Callers: []string{"code"}}, {Tool: "transfer", Callers: []string{"code"}}},
+			ToolApprovalSecrets: secrets,
+		})
+		if err != nil {
+			uistream.WriteError(w, err)
+			return
+		}
+		uistream.Write(w, res.Parts(), &uistream.Options{MessageID: "m-1", OriginalMessages: req.Messages, Tools: tools})
+	}))
+	defer srv.Close()
+
+	post := func(msgs []uistream.Message, continued *uistream.Message) uistream.Message {
+		body, err := json.Marshal(map[string]any{"id": "chat", "messages": msgs})
+		require.NoError(t, err)
+		resp, err := http.Post(srv.URL, "application/json", bytes.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, 200, resp.StatusCode)
+		var last uistream.Message
+		for m, err := range uistream.ReadMessage(uistream.ReadChunks(resp.Body), &uistream.ReadOptions{Message: continued}) {
+			require.NoError(t, err)
+			last = m
+		}
+		return last
+	}
+	user := uistream.Message{ID: "u-1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "pay bob"}}}
+	first := post([]uistream.Message{user}, nil)
+	var waiting *uistream.ToolPart
+	for i, p := range first.Parts {
+		if tp, ok := p.(uistream.ToolPart); ok && tp.State == uistream.ApprovalRequested {
+			waiting = &tp
+			first.Parts[i] = nil
+			approved := true
+			waiting.Approval.Approved = &approved
+			waiting.State = uistream.ApprovalResponded
+			first.Parts[i] = *waiting
+		}
+	}
+	require.NotNil(t, waiting, "the page shows the nested call waiting for approval")
+	assert.Equal(t, "transfer", waiting.ToolName)
+	assert.Equal(t, "c1:tool-2", waiting.ToolCallID)
+	assert.JSONEq(t, `{"amount":5}`, string(waiting.Input))
+	assert.Equal(t, int32(1), a.Load())
+	assert.Equal(t, int32(0), b.Load())
+
+	second := post([]uistream.Message{user, first}, &first)
+	assert.Equal(t, int32(1), a.Load(), "lookup did not run again")
+	assert.Equal(t, int32(1), b.Load(), "transfer ran once, after approval")
+	require.NotNil(t, lastPrompt)
+	found := false
+	for _, m := range lastPrompt {
+		if tm, ok := m.(provider.ToolMessage); ok {
+			for _, p := range tm.Content {
+				if r, ok := p.(provider.ToolResultPart); ok && r.ToolCallID == "c1" {
+					found = true
+					raw, _ := json.Marshal(r.Output)
+					assert.JSONEq(t, `{"type":"json","value":["balance 10","sent"]}`, string(raw))
+				}
+			}
+		}
+	}
+	assert.True(t, found, "the program's result reached the model")
+	var text string
+	for _, p := range second.Parts {
+		if tp, ok := p.(uistream.TextPart); ok {
+			text += tp.Text
+		}
+	}
+	assert.Equal(t, "done", text)
+}
