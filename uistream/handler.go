@@ -121,7 +121,10 @@ type ChatHandler struct {
 //	mux.Handle("/api/chat", h)
 //	mux.Handle("/api/chat/", h)
 //
-// It serves these routes (the chat's id is one path segment, as
+// or route by route ("POST /api/chat", "GET /api/chat/{id}/stream",
+// "POST /api/chat/{id}/stop", "GET /api/chat/{id}/messages"): the handler
+// tells them apart by method and last path segment. It serves these
+// routes (the chat's id is one path segment, as
 // encodeURIComponent writes it):
 //
 //   - POST {api}: a turn. It decodes the request ([DecodeRequest]; the
