@@ -40,14 +40,17 @@
 //	}
 //
 // [NewChatHandler] does all of this for an [ai.Agent], whose tools and
-// approval secrets it uses throughout, and stores the chat when a turn
-// ends:
+// approval secrets it uses throughout, keeps the chats in a [ChatStore]
+// (in memory by default), and with a [Resumer] lets a reloaded page resume
+// an answer that is still streaming and a stop button end it:
 //
-//	http.Handle("/api/chat", uistream.NewChatHandler(uistream.ChatOptions{
+//	chat := uistream.NewChatHandler(uistream.ChatOptions{
 //		Agent:   agent, // its Settings.ToolApprovalSecrets sign and check approvals
-//		Load:    chats.Load,
-//		Persist: chats.Save, // the history with the response message last
-//	}))
+//		Store:   chats, // a ChatStore: the history with the response message last
+//		Resumer: &uistream.Resumer{Store: streams}, // optional
+//	})
+//	http.Handle("/api/chat", chat)  // POST: a turn
+//	http.Handle("/api/chat/", chat) // {id}/stream, {id}/stop, {id}/messages
 //
 // A client that goes away cancels the request's context, and with it the
 // model call and the running tools. Stream-level errors reach the client

@@ -160,26 +160,27 @@ func ExampleNewChatHandler() {
 		// answers; keep them out of the code.
 		ToolApprovalSecrets: [][]byte{[]byte("example secret")},
 	}})
-	chats := map[string][]uistream.Message{}
+	chats := uistream.NewMemoryChatStore() // or a database
 	handler := uistream.NewChatHandler(uistream.ChatOptions{
 		Agent: agent,
+		Store: chats,
 		NewID: func() string { return "msg-1" },
-		Load: func(_ context.Context, id string) ([]uistream.Message, error) {
-			return chats[id], nil
-		},
-		Persist: func(_ context.Context, id string, msgs []uistream.Message) error {
-			chats[id] = msgs
-			return nil
-		},
+		// Resumer: &uistream.Resumer{Store: uistream.NewMemoryStore()},
+		// makes the answers outlive their requests.
 	})
+	mux := http.NewServeMux()
+	mux.Handle("/api/chat", handler)
+	mux.Handle("/api/chat/", handler)
 
 	body := `{"id":"chat-1","messages":[{"id":"u-1","role":"user","parts":[{"type":"text","text":"Hi!"}]}],"trigger":"submit-message"}`
 	r := httptest.NewRequest(http.MethodPost, "/api/chat", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
-	handler.ServeHTTP(httptest.NewRecorder(), r)
+	mux.ServeHTTP(httptest.NewRecorder(), r)
 
-	stored, _ := json.Marshal(chats["chat-1"])
-	fmt.Println(string(stored))
+	// A page that reopens the chat gets its messages back.
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/chat/chat-1/messages", nil))
+	fmt.Println(w.Body.String())
 	// Output:
 	// [{"id":"u-1","role":"user","parts":[{"type":"text","text":"Hi!"}]},{"id":"msg-1","role":"assistant","parts":[{"type":"step-start"},{"type":"text","text":"Hello from the agent!","state":"done"}]}]
 }

@@ -1,11 +1,17 @@
 package uistream
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"errors"
+	"io"
 	"iter"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/aisdkgo/ai"
 )
@@ -28,6 +34,9 @@ type ChatOptions struct {
 	// answers the client posts (they are set in Decode), and sign the tool
 	// results the stream sends and check those the client posts back
 	// (they are set in Convert.ResultSecrets and Stream.ResultSecrets).
+	// An agent without secrets gets a random one for this handler: its
+	// approvals then do not survive a restart and are not taken by other
+	// servers; set the agent's secrets to share them.
 	Agent *ai.Agent
 	// Decode bounds the requests; its ToolApprovalSecrets are replaced by
 	// the agent's.
@@ -37,13 +46,13 @@ type ChatOptions struct {
 	Convert ConvertOptions
 	// Stream configures the response stream; its MessageID,
 	// OriginalMessages, Tools and ResultSecrets are set by the handler, its
-	// OnFinish is called after Persist.
+	// OnFinish is called after the chat is saved.
 	Stream Options
 	// NewID returns the id of a new assistant message ([NewID] when nil).
 	NewID func() string
 
-	// Load, when set, returns the stored messages of a chat (none for a new
-	// chat). The stored history then replaces what the client posted, but
+	// Store keeps the chats; nil means a [MemoryChatStore] of this
+	// handler. The stored history replaces what the client posted, but
 	// for the posted last message: a new message is added at the end; a
 	// stored one keeps its stored form and the messages after it are
 	// dropped (a regenerated answer), and when it is the assistant message
@@ -51,22 +60,40 @@ type ChatOptions struct {
 	// run in the client), only those answers are taken from it. An
 	// approval is then checked against the request the server stored, and
 	// posting it again runs nothing: the stored call has its result.
-	Load func(ctx context.Context, chatID string) ([]Message, error)
-	// Persist, when set, stores a chat when its turn ends, however it ends
-	// (an aborted or failed turn stores what was streamed, a turn whose
-	// agent did not start nothing): the history with the response message
-	// last. It runs with the request's values
-	// but without its cancellation, before the stream ends; when it fails
-	// the stream ends with an error chunk (text from Stream.OnError).
-	Persist func(ctx context.Context, chatID string, messages []Message) error
+	//
+	// The chat is saved when its turn ends, however it ends (an aborted or
+	// failed turn stores what was streamed, a turn whose agent did not
+	// start nothing): the history with the response message last, merged
+	// into the message it continued. The save runs with the request's
+	// values but without its cancellation, before the stream ends; when it
+	// fails the stream ends with an error chunk (text from
+	// Stream.OnError). With a Resumer the chat is also saved when the turn
+	// starts, with the posted message and the turn's stream.
+	Store ChatStore
+	// Stateless makes the client hold the chat, as useChat does by
+	// default: the posted messages are the history, nothing is stored, and
+	// Store and Resumer must be nil.
+	Stateless bool
+	// Resumer, when set, makes each answer outlive its request: the
+	// generation runs in the Resumer and writes into its store, the POST
+	// reads it from there, a reloaded page resumes it (GET
+	// {api}/{chatId}/stream) and only the stop route (or an error, or
+	// [Resumer.Shutdown]) ends it early. Without it, an answer stops when
+	// its client goes away and there is nothing to resume.
+	Resumer *Resumer
+	// Authorize, when set, is asked before each request is served, with
+	// the chat's id: an error refuses the request (403, or the status of a
+	// [*RequestError]). Without it every client that knows a chat's id can
+	// continue it, read its messages, resume and stop its answer.
+	Authorize func(r *http.Request, chatID string) error
 
 	// RecordUsage records the usage of the assistant message in its
 	// metadata under [MetadataTotalUsage], sent with the finish chunk. A
 	// message that a resumed approval continues sums the usage of every
 	// request that built it, and the [ai.Finish] part that
-	// Stream.MessageMetadata receives carries the same sum. Without Load the
-	// prior usage comes from the posted message, which the client can
-	// change.
+	// Stream.MessageMetadata receives carries the same sum. In a Stateless
+	// handler the prior usage comes from the posted message, which the
+	// client can change.
 	RecordUsage bool
 	// KeepDiscoveredTools makes tool search last the whole conversation:
 	// the deferred tools a turn found (and those it had loaded) are
@@ -79,69 +106,261 @@ type ChatOptions struct {
 	KeepDiscoveredTools bool
 }
 
-// NewChatHandler returns an HTTP handler that serves one chat turn per POST
-// with an agent: it decodes the request ([DecodeRequest]), loads the
-// stored history (Load), converts the messages ([ConvertMessages]), runs
-// the agent with the request's context, streams its answer ([Write]) and
-// stores the chat when the turn ends (Persist). The tools and the approval
-// secrets are the agent's, given once. Values that metadata carries
-// across turns are described at RecordUsage and KeepDiscoveredTools.
+// ChatHandler serves a chat with an agent; see [NewChatHandler].
+type ChatHandler struct {
+	opts    ChatOptions
+	store   ChatStore
+	secrets [][]byte
+}
+
+// NewChatHandler returns the HTTP handler of a chat with an agent, for
+// useChat's default transport. Mount it at the chat's API path and below
+// it, e.g. for api "/api/chat":
+//
+//	h := uistream.NewChatHandler(opts)
+//	mux.Handle("/api/chat", h)
+//	mux.Handle("/api/chat/", h)
+//
+// or route by route ("POST /api/chat", "GET /api/chat/{id}/stream",
+// "POST /api/chat/{id}/stop", "GET /api/chat/{id}/messages"): the handler
+// tells them apart by method and last path segment. It serves these
+// routes (the chat's id is one path segment, as
+// encodeURIComponent writes it):
+//
+//   - POST {api}: a turn. It decodes the request ([DecodeRequest]; the
+//     chat's id is required unless Stateless), loads the stored chat
+//     (Store) and puts the posted last message into it, converts the
+//     messages ([ConvertMessages]), runs the agent, streams its answer
+//     ([Write]) and saves the chat when the turn ends.
+//   - GET {api}/{chatId}/stream: the answer that is streaming in the
+//     chat, from its start and then live, for useChat's resume; 204 No
+//     Content when none is (no Resumer, or the turn has ended).
+//   - POST {api}/{chatId}/stop: stops the answer that is streaming in the
+//     chat, wherever it runs (with a Resumer); 204. A JSON body
+//     {"activeStreamId": id} stops only that stream. Without a Resumer the
+//     client's own abort stops the answer, and this does nothing.
+//   - GET {api}/{chatId}/messages: the stored messages of the chat as a
+//     JSON array (empty for an unknown chat), for a page that reopens a
+//     chat; 404 when Stateless.
+//
+// The tools and the approval secrets are the agent's, given once. Values
+// that metadata carries across turns are described at RecordUsage and
+// KeepDiscoveredTools.
 //
 // A request that cannot be served gets an error status ([WriteError]).
 // The stream starts before the agent runs, so that its tools can write
 // data parts to it ([FromContext]); from then on failures are error
-// chunks (texts from Stream.OnError, which also sees the errors of Load).
-// An agent that cannot start stores nothing. It panics when opts.Agent is
-// nil.
-func NewChatHandler(opts ChatOptions) http.Handler {
+// chunks (texts from Stream.OnError, which also sees the errors of the
+// store). An agent that cannot start stores nothing. It panics when
+// opts.Agent is nil, or when a Stateless handler has a Store or a
+// Resumer.
+func NewChatHandler(opts ChatOptions) *ChatHandler {
 	if opts.Agent == nil {
 		panic("uistream: NewChatHandler needs an Agent")
+	}
+	if opts.Stateless && (opts.Store != nil || opts.Resumer != nil) {
+		panic("uistream: a Stateless chat handler has no Store and no Resumer")
 	}
 	if opts.NewID == nil {
 		opts.NewID = NewID
 	}
-	opts.Decode.ToolApprovalSecrets = opts.Agent.Options().Settings.ToolApprovalSecrets
-	return &chatHandler{opts: opts}
+	h := &ChatHandler{opts: opts, store: opts.Store}
+	if h.store == nil && !opts.Stateless {
+		h.store = NewMemoryChatStore()
+	}
+	h.secrets = opts.Agent.Options().Settings.ToolApprovalSecrets
+	if len(h.secrets) == 0 {
+		secret := make([]byte, 32)
+		rand.Read(secret) // never fails
+		h.secrets = [][]byte{secret}
+	}
+	h.opts.Decode.ToolApprovalSecrets = h.secrets
+	return h
 }
 
-type chatHandler struct {
-	opts ChatOptions
+// ServeHTTP routes a request (see [NewChatHandler]).
+func (h *ChatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.EscapedPath(), "/")
+	rest, name, _ := cutLast(path)
+	_, rawID, _ := cutLast(rest)
+	route := ""
+	switch {
+	case r.Method == http.MethodGet && name == "stream":
+		route = "stream"
+	case r.Method == http.MethodPost && name == "stop":
+		route = "stop"
+	case r.Method == http.MethodGet && name == "messages":
+		route = "messages"
+	case r.Method == http.MethodPost:
+		h.turn(w, r)
+		return
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		WriteError(w, &RequestError{Status: http.StatusMethodNotAllowed, Message: "the chat routes are POST {api}, GET {api}/{chatId}/stream, POST {api}/{chatId}/stop and GET {api}/{chatId}/messages"})
+		return
+	}
+	chatID, err := url.PathUnescape(rawID)
+	if err != nil || chatID == "" {
+		WriteError(w, &RequestError{Status: http.StatusBadRequest, Message: "the chat id in the path is missing or malformed"})
+		return
+	}
+	if !h.authorized(w, r, chatID) {
+		return
+	}
+	switch route {
+	case "stream":
+		h.resume(w, r, chatID)
+	case "stop":
+		h.stop(w, r, chatID)
+	case "messages":
+		h.messages(w, r, chatID)
+	}
 }
 
-func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// cutLast splits a path at its last slash.
+func cutLast(path string) (before, after string, found bool) {
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 {
+		return "", path, false
+	}
+	return path[:i], path[i+1:], true
+}
+
+// authorized asks Authorize, answering the refusal itself.
+func (h *ChatHandler) authorized(w http.ResponseWriter, r *http.Request, chatID string) bool {
+	if h.opts.Authorize == nil {
+		return true
+	}
+	err := h.opts.Authorize(r, chatID)
+	if err == nil {
+		return true
+	}
+	var re *RequestError
+	if !errors.As(err, &re) {
+		re = &RequestError{Status: http.StatusForbidden, Message: "this chat is not yours"}
+	}
+	WriteError(w, re)
+	return false
+}
+
+// storeError reports a failed store operation and answers 500.
+func (h *ChatHandler) storeError(w http.ResponseWriter, err error) {
+	if h.opts.Stream.OnError != nil {
+		h.opts.Stream.OnError(err)
+	}
+	WriteError(w, &RequestError{Status: http.StatusInternalServerError, Message: "the chat store failed"})
+}
+
+// resume answers useChat's resume request.
+func (h *ChatHandler) resume(w http.ResponseWriter, r *http.Request, chatID string) {
+	if h.opts.Resumer == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	chat, err := h.store.Load(r.Context(), chatID)
+	if err != nil {
+		h.storeError(w, err)
+		return
+	}
+	if err := h.opts.Resumer.Serve(w, r, chat.ActiveStreamID); err != nil && r.Context().Err() == nil && h.opts.Stream.OnError != nil {
+		h.opts.Stream.OnError(err)
+	}
+}
+
+// maxStopBody bounds the body of a stop request.
+const maxStopBody = 4 << 10
+
+// stop stops the chat's active stream.
+func (h *ChatHandler) stop(w http.ResponseWriter, r *http.Request, chatID string) {
+	if h.opts.Resumer == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	var body struct {
+		ActiveStreamID string `json:"activeStreamId"`
+	}
+	if b, err := io.ReadAll(io.LimitReader(r.Body, maxStopBody)); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		if err := json.Unmarshal(b, &body); err != nil {
+			WriteError(w, &RequestError{Status: http.StatusBadRequest, Message: "the stop request's body is not the expected JSON"})
+			return
+		}
+	}
+	chat, err := h.store.Load(r.Context(), chatID)
+	if err != nil {
+		h.storeError(w, err)
+		return
+	}
+	active := chat.ActiveStreamID
+	if active != "" && (body.ActiveStreamID == "" || body.ActiveStreamID == active) {
+		if err := h.opts.Resumer.Stop(r.Context(), active); err != nil && !errors.Is(err, ErrStreamNotFound) {
+			h.storeError(w, err)
+			return
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// messages answers the stored messages of a chat.
+func (h *ChatHandler) messages(w http.ResponseWriter, r *http.Request, chatID string) {
+	if h.store == nil {
+		WriteError(w, &RequestError{Status: http.StatusNotFound, Message: "this chat handler stores no messages"})
+		return
+	}
+	chat, err := h.store.Load(r.Context(), chatID)
+	if err != nil {
+		h.storeError(w, err)
+		return
+	}
+	msgs := chat.Messages
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	b, err := json.Marshal(msgs)
+	if err != nil {
+		h.storeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b)
+}
+
+// turn serves one turn of a chat.
+func (h *ChatHandler) turn(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	req, err := DecodeRequest(r, &h.opts.Decode)
 	if err != nil {
 		WriteError(w, err)
 		return
 	}
-	if (h.opts.Load != nil || h.opts.Persist != nil) && req.ID == "" {
+	if h.store != nil && req.ID == "" {
 		WriteError(w, &RequestError{Status: http.StatusBadRequest, Path: "id", Message: "the chat id is missing"})
 		return
 	}
+	if !h.authorized(w, r, req.ID) {
+		return
+	}
 	history := req.Messages
-	if h.opts.Load != nil {
-		stored, err := h.opts.Load(ctx, req.ID)
+	var stored Chat
+	if h.store != nil {
+		stored, err = h.store.Load(ctx, req.ID)
 		if err != nil {
-			if h.opts.Stream.OnError != nil {
-				h.opts.Stream.OnError(err)
-			}
-			WriteError(w, err)
+			h.storeError(w, err)
 			return
 		}
-		history = withPosted(stored, req.Messages[len(req.Messages)-1])
+		history = withPosted(stored.Messages, req.Messages[len(req.Messages)-1])
 	}
 	agentOpts := h.opts.Agent.Options()
+	agentOpts.Settings.ToolApprovalSecrets = h.secrets
 	tools := agentOpts.Settings.Tools
 	var loaded []string
 	if h.opts.KeepDiscoveredTools {
 		loaded = discoveredIn(history, tools)
 		agentOpts.Settings.Tools = withDiscovered(tools, loaded)
 	}
-	secrets := h.opts.Decode.ToolApprovalSecrets
 	conv := h.opts.Convert
 	conv.Tools = tools
-	conv.ResultSecrets = secrets
+	conv.ResultSecrets = h.secrets
 	msgs, err := ConvertMessages(ctx, history, &conv)
 	if err != nil {
 		WriteError(w, &RequestError{Status: http.StatusBadRequest, Message: err.Error()})
@@ -155,39 +374,99 @@ func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	so.MessageID = h.opts.NewID()
 	so.OriginalMessages = history
 	so.Tools = tools
-	so.ResultSecrets = secrets
+	so.ResultSecrets = h.secrets
 	so.MessageMetadata = turn.metadata
-	var persistErr error
-	so.OnFinish = func(ev FinishEvent) {
-		if h.opts.Persist != nil {
-			persistErr = h.opts.Persist(context.WithoutCancel(ctx), req.ID, ev.Messages)
-		}
-		if h.opts.Stream.OnFinish != nil {
-			h.opts.Stream.OnFinish(ev)
-		}
-	}
 	errorText := func(err error) string {
 		if so.OnError != nil {
 			return so.OnError(err)
 		}
 		return DefaultErrorText
 	}
+	agent := ai.NewAgent(agentOpts)
+	call := ai.AgentCall{Messages: msgs}
 
-	// The stream starts before the generation, so that its tools can
-	// write to it (see [FromContext]).
-	sw := NewWriter(w, so.KeepAlive)
-	defer sw.Close()
-	res, err := ai.NewAgent(agentOpts).Stream(NewContext(ctx, sw), ai.AgentCall{Messages: msgs})
+	var streamID string
+	if h.opts.Resumer != nil {
+		streamID = NewID()
+	}
+	var saveErr error
+	so.OnFinish = func(ev FinishEvent) {
+		if h.store != nil {
+			saveErr = h.saveEnd(context.WithoutCancel(ctx), req.ID, streamID, ev.Messages)
+		}
+		if h.opts.Stream.OnFinish != nil {
+			h.opts.Stream.OnFinish(ev)
+		}
+	}
+	write := func(sw *Writer, parts iter.Seq2[ai.Part, error]) error {
+		if err := sw.WriteParts(turn.watch(parts), &so); err != nil {
+			return err
+		}
+		if saveErr != nil {
+			sw.Write(Error{ErrorText: errorText(saveErr)})
+			return saveErr
+		}
+		return nil
+	}
+
+	if h.opts.Resumer == nil {
+		// The stream starts before the generation, so that its tools can
+		// write to it (see [FromContext]).
+		sw := NewWriter(w, so.KeepAlive)
+		defer sw.Close()
+		res, err := agent.Stream(NewContext(ctx, sw), call)
+		if err != nil {
+			sw.Write(Error{ErrorText: errorText(err)})
+			return
+		}
+		write(sw, res.Parts())
+		return
+	}
+
+	err = h.opts.Resumer.launch(ctx, streamID, func(gctx context.Context) (iter.Seq2[ai.Part, error], error) {
+		// The chat names its stream before the generation starts, so that
+		// the save at its end comes after this one.
+		if err := h.store.Save(context.WithoutCancel(ctx), req.ID, Chat{Messages: history, ActiveStreamID: streamID}); err != nil {
+			return nil, err
+		}
+		res, err := agent.Stream(gctx, call)
+		if err != nil {
+			// Nothing was streamed: the chat stays as it was.
+			stored.ActiveStreamID = ""
+			h.store.Save(context.WithoutCancel(ctx), req.ID, stored)
+			return nil, err
+		}
+		return res.Parts(), nil
+	}, write)
+	if errors.Is(err, ErrTooManyStreams) {
+		WriteError(w, &RequestError{Status: http.StatusServiceUnavailable, Message: "too many answers are streaming; try again later"})
+		return
+	}
 	if err != nil {
+		sw := NewWriter(w, so.KeepAlive)
 		sw.Write(Error{ErrorText: errorText(err)})
+		sw.Close()
 		return
 	}
-	if err := sw.WriteParts(turn.watch(res.Parts()), &so); err != nil {
-		return
+	if err := h.opts.Resumer.Serve(w, r, streamID); err != nil && ctx.Err() == nil && so.OnError != nil {
+		so.OnError(err)
 	}
-	if persistErr != nil {
-		sw.Write(Error{ErrorText: errorText(persistErr)})
+}
+
+// saveEnd saves a chat when its turn ends. With a stream, a chat whose
+// record names another stream (a later turn started meanwhile) is left
+// to that turn.
+func (h *ChatHandler) saveEnd(ctx context.Context, chatID, streamID string, msgs []Message) error {
+	if streamID != "" {
+		cur, err := h.store.Load(ctx, chatID)
+		if err != nil {
+			return err
+		}
+		if cur.ActiveStreamID != "" && cur.ActiveStreamID != streamID {
+			return nil
+		}
 	}
+	return h.store.Save(ctx, chatID, Chat{Messages: msgs})
 }
 
 // withPosted puts the posted last message into the stored history. A

@@ -30,19 +30,19 @@ type memoryChats struct {
 	saves int
 }
 
-func (s *memoryChats) load(_ context.Context, id string) ([]uistream.Message, error) {
+func (s *memoryChats) Load(_ context.Context, id string) (uistream.Chat, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.chats[id]), nil
+	return uistream.Chat{Messages: slices.Clone(s.chats[id])}, nil
 }
 
-func (s *memoryChats) persist(_ context.Context, id string, msgs []uistream.Message) error {
+func (s *memoryChats) Save(_ context.Context, id string, chat uistream.Chat) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.chats == nil {
 		s.chats = map[string][]uistream.Message{}
 	}
-	s.chats[id] = msgs
+	s.chats[id] = chat.Messages
 	s.saves++
 	return nil
 }
@@ -108,7 +108,7 @@ func TestChatHandlerApprovals(t *testing.T) {
 	var finishUsage []int
 	ids := 0
 	srv := httptest.NewServer(uistream.NewChatHandler(uistream.ChatOptions{
-		Agent: agent, Load: store.load, Persist: store.persist, RecordUsage: true,
+		Agent: agent, Store: store, RecordUsage: true,
 		NewID: func() string { ids++; return "msg-" + string(rune('0'+ids)) },
 		Stream: uistream.Options{MessageMetadata: func(p ai.Part) any {
 			if f, ok := p.(ai.Finish); ok {
@@ -194,8 +194,8 @@ func TestChatHandlerApprovals(t *testing.T) {
 	assert.EqualValues(t, 1, transfers.Load(), "a replayed approval runs nothing")
 }
 
-// TestChatHandlerUnstored: without Load, the client holds the chat; the
-// handler checks the posted approvals with the agent's secrets.
+// TestChatHandlerUnstored: a Stateless handler leaves the chat to the
+// client; the handler checks the posted approvals with the agent's secrets.
 func TestChatHandlerUnstored(t *testing.T) {
 	secret := [][]byte{[]byte("s")}
 	var transfers atomic.Int32
@@ -217,7 +217,8 @@ func TestChatHandlerUnstored(t *testing.T) {
 			Model: model, Tools: tools, ToolApprovalSecrets: secret,
 			ToolApproval: &ai.ToolApproval{Tools: map[string]ai.ApprovalRule{"transfer": ai.Rule(ai.RequiresApproval)}},
 		}}),
-		Stream: uistream.Options{OnFinish: func(ev uistream.FinishEvent) { finished = append(finished, ev) }},
+		Stateless: true,
+		Stream:    uistream.Options{OnFinish: func(ev uistream.FinishEvent) { finished = append(finished, ev) }},
 	}))
 	defer srv.Close()
 
@@ -256,7 +257,7 @@ func TestChatHandlerPersistFailure(t *testing.T) {
 	srv := httptest.NewServer(uistream.NewChatHandler(uistream.ChatOptions{
 		Agent: ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{
 			Model: aitest.NewModel(aitest.Response{Content: []provider.Content{aitest.Text("hi")}})}}),
-		Persist: func(context.Context, string, []uistream.Message) error { return errors.New("disk full") },
+		Store: failingSaves{},
 	}))
 	defer srv.Close()
 	status, body := postChat(t, srv.URL, "c", uistream.Message{ID: "u1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "hi"}}})
@@ -351,6 +352,7 @@ func TestChatHandlerDiscoveryIgnoresOtherNames(t *testing.T) {
 	srv := httptest.NewServer(uistream.NewChatHandler(uistream.ChatOptions{
 		Agent:               ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{Model: model, Tools: toolSearchTools()}}),
 		KeepDiscoveredTools: true,
+		Stateless:           true, // the client holds the history, metadata included
 	}))
 	defer srv.Close()
 	prior := json.RawMessage(`{"id":"a1","role":"assistant","metadata":{"discoveredTools":["getStockPrice","rm-rf","getLocalTime"]},"parts":[{"type":"text","text":"hi"}]}`)
@@ -377,8 +379,8 @@ func TestChatHandlerToolData(t *testing.T) {
 	)
 	store := &memoryChats{}
 	srv := httptest.NewServer(uistream.NewChatHandler(uistream.ChatOptions{
-		Agent:   ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{Model: model, Tools: ai.Tools{{Name: "progress", Tool: progress}}}}),
-		Persist: store.persist,
+		Agent: ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{Model: model, Tools: ai.Tools{{Name: "progress", Tool: progress}}}}),
+		Store: store,
 	}))
 	defer srv.Close()
 	status, body := postChat(t, srv.URL, "c", uistream.Message{ID: "u1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "go"}}})
@@ -401,7 +403,7 @@ func TestChatHandlerRegenerate(t *testing.T) {
 	n := 0
 	srv := httptest.NewServer(uistream.NewChatHandler(uistream.ChatOptions{
 		Agent: ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{Model: model}}),
-		Load:  store.load, Persist: store.persist,
+		Store: store,
 		NewID: func() string { n++; return "a" + string(rune('0'+n)) },
 	}))
 	defer srv.Close()
@@ -419,6 +421,22 @@ func TestChatHandlerRegenerate(t *testing.T) {
 	assert.Equal(t, "a2", stored[1].ID)
 	assert.Equal(t, []uistream.Part{uistream.StepStartPart{}, uistream.TextPart{Text: "second", State: "done"}}, stored[1].Parts)
 	assert.Equal(t, "hi", model.Calls()[1].Prompt[0].(provider.UserMessage).Content[0].(provider.TextPart).Text)
+}
+
+// failingSaves is a chat store that cannot save.
+type failingSaves struct{}
+
+func (failingSaves) Load(context.Context, string) (uistream.Chat, error) { return uistream.Chat{}, nil }
+func (failingSaves) Save(context.Context, string, uistream.Chat) error {
+	return errors.New("disk full")
+}
+
+// saveFunc is a chat store of empty chats whose saves go to a function.
+type saveFunc func(ctx context.Context, chatID string, chat uistream.Chat) error
+
+func (saveFunc) Load(context.Context, string) (uistream.Chat, error) { return uistream.Chat{}, nil }
+func (f saveFunc) Save(ctx context.Context, chatID string, chat uistream.Chat) error {
+	return f(ctx, chatID, chat)
 }
 
 // hangingModel streams some text, then waits for the cancellation.
@@ -448,13 +466,13 @@ func TestChatHandlerClientGone(t *testing.T) {
 	srv := httptest.NewServer(uistream.NewChatHandler(uistream.ChatOptions{
 		Agent: ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{Model: hangingModel{aitest.NewModel()}}}),
 		NewID: func() string { return "a1" },
-		Persist: func(ctx context.Context, _ string, m []uistream.Message) error {
+		Store: saveFunc(func(ctx context.Context, _ string, c uistream.Chat) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			msgs = m
+			msgs = c.Messages
 			return nil
-		},
+		}),
 		Stream: uistream.Options{OnFinish: func(ev uistream.FinishEvent) { done <- saved{msgs, ev} }},
 	}))
 	defer srv.Close()

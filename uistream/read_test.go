@@ -31,6 +31,11 @@ func TestReadMessageRecordings(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recordings: %v", err)
 	}
+	// Every recorded client has its stream here: none is left out.
+	clients, err := filepath.Glob(filepath.Join("testdata", "oracle", "*.client.json"))
+	if err != nil || len(clients) != len(files) {
+		t.Fatalf("%d recorded clients for %d recorded streams (%v)", len(clients), len(files), err)
+	}
 	for _, sse := range files {
 		name := strings.TrimSuffix(filepath.Base(sse), ".sse")
 		t.Run(name, func(t *testing.T) {

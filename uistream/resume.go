@@ -112,13 +112,23 @@ const (
 // values but not its cancellation: the generation goes on when the
 // request that started it ends. That context is cancelled by
 // [Resumer.Stop] (from any server that shares the store) and by
-// [Resumer.Shutdown]. The parts become chunks as with [Write] (opts as
-// there; KeepAlive is not used).
+// [Resumer.Shutdown], and it carries a [Writer] into the stream, so that
+// tools can write data parts ([FromContext]). The parts become chunks as
+// with [Writer.WriteParts] (opts as there, OnFinish included; KeepAlive
+// is not used).
 //
 // Start returns once the stream exists in the store, or the error of
 // start (nothing is streamed then; the stream is finished empty) or of
 // the store. Then read the stream with [Resumer.Serve].
 func (r *Resumer) Start(ctx context.Context, streamID string, start func(ctx context.Context) (iter.Seq2[ai.Part, error], error), opts *Options) error {
+	return r.launch(ctx, streamID, start, func(sw *Writer, parts iter.Seq2[ai.Part, error]) error {
+		return sw.WriteParts(parts, opts)
+	})
+}
+
+// launch is [Resumer.Start] with the writing of the parts given: write
+// runs in the generation's goroutine with a writer into the stream.
+func (r *Resumer) launch(ctx context.Context, streamID string, start func(ctx context.Context) (iter.Seq2[ai.Part, error], error), write func(sw *Writer, parts iter.Seq2[ai.Part, error]) error) error {
 	if streamID == "" {
 		return errors.New("uistream: Start needs a stream id")
 	}
@@ -159,10 +169,18 @@ func (r *Resumer) Start(ctx context.Context, streamID string, start func(ctx con
 		release()
 		return err
 	}
+	sw := newSinkWriter(func(b []byte) error {
+		sctx, cancel := r.storeContext(gctx)
+		defer cancel()
+		if err := r.Store.Append(sctx, streamID, b); err != nil {
+			return fmt.Errorf("uistream: storing stream %s: %w", streamID, err)
+		}
+		return nil
+	})
 	stopped, err := r.Store.Stopped(gctx, streamID)
 	if err == nil {
 		var parts iter.Seq2[ai.Part, error]
-		parts, err = start(gctx)
+		parts, err = start(NewContext(gctx, sw))
 		if err == nil {
 			go func() {
 				defer release()
@@ -173,7 +191,8 @@ func (r *Resumer) Start(ctx context.Context, streamID string, start func(ctx con
 					case <-gctx.Done():
 					}
 				}()
-				err := r.pump(gctx, streamID, parts, opts)
+				err := write(sw, parts)
+				sw.Close()
 				if ferr := r.finish(gctx, streamID); err == nil {
 					err = ferr
 				}
@@ -184,6 +203,7 @@ func (r *Resumer) Start(ctx context.Context, streamID string, start func(ctx con
 			return nil
 		}
 	}
+	sw.Close()
 	r.finish(gctx, streamID)
 	release()
 	return err
@@ -204,35 +224,6 @@ func (r *Resumer) finish(ctx context.Context, streamID string) error {
 	sctx, cancel := r.storeContext(ctx)
 	defer cancel()
 	return r.Store.Finish(sctx, streamID)
-}
-
-// pump appends the chunks of the parts to the stream. A failed append
-// stops reading the parts, which cancels the generation.
-func (r *Resumer) pump(ctx context.Context, streamID string, parts iter.Seq2[ai.Part, error], opts *Options) error {
-	appendChunk := func(b []byte) error {
-		sctx, cancel := r.storeContext(ctx)
-		defer cancel()
-		return r.Store.Append(sctx, streamID, b)
-	}
-	for c := range Chunks(parts, opts) {
-		b, err := Marshal(c)
-		if err != nil {
-			err = &encodingError{chunk: c.ChunkType(), err: err}
-			text := DefaultErrorText
-			if opts != nil && opts.OnError != nil {
-				text = opts.OnError(err)
-			}
-			eb, merr := Marshal(Error{ErrorText: text})
-			if merr == nil {
-				merr = appendChunk(eb)
-			}
-			return errors.Join(err, merr)
-		}
-		if err := appendChunk(b); err != nil {
-			return fmt.Errorf("uistream: storing stream %s: %w", streamID, err)
-		}
-	}
-	return nil
 }
 
 // Stop asks the generation of a stream to stop, wherever it runs (the

@@ -55,13 +55,16 @@ func Write(w http.ResponseWriter, parts iter.Seq2[ai.Part, error], opts *Options
 // generation streams (see [NewContext]). A failed write (the client went
 // away) makes every later write fail with the same error.
 type Writer struct {
-	mu      sync.Mutex
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	buf     bytes.Buffer
-	err     error
-	closed  bool
-	fold    *finisher     // the end hook of the running WriteParts, if any
+	mu     sync.Mutex
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	buf    bytes.Buffer
+	err    error
+	closed bool
+	fold   *finisher // the end hook of the running WriteParts, if any
+	// sink, when set, takes each chunk's JSON in place of the response
+	// (a stream written into a [StreamStore]); there is no "[DONE]".
+	sink    func(data []byte) error
 	written chan struct{} // signals a write to the keep-alive loop
 	stop    chan struct{}
 	done    chan struct{}
@@ -94,6 +97,12 @@ func NewWriter(w http.ResponseWriter, keepAlive time.Duration) *Writer {
 	sw.flushLocked()
 	sw.mu.Unlock()
 	return sw
+}
+
+// newSinkWriter returns a writer that hands each chunk's JSON to sink; a
+// failed sink makes every later write fail with its error.
+func newSinkWriter(sink func(data []byte) error) *Writer {
+	return &Writer{sink: sink}
 }
 
 // keepAlive writes a comment after every quiet interval.
@@ -141,6 +150,16 @@ func (sw *Writer) writeChunk(c Chunk, data []byte) error {
 	}
 	if sw.closed {
 		return ErrClosed
+	}
+	if sw.sink != nil {
+		if err := sw.sink(data); err != nil {
+			sw.err = err
+			return err
+		}
+		if sw.fold != nil && c != nil {
+			sw.fold.add(c)
+		}
+		return nil
 	}
 	sw.buf.WriteString("data: ")
 	sw.buf.Write(data)
@@ -218,7 +237,7 @@ func (sw *Writer) Close() error {
 		return err
 	}
 	sw.closed = true
-	if sw.err == nil {
+	if sw.err == nil && sw.sink == nil {
 		sw.buf.WriteString("data: [DONE]\n\n")
 		sw.flushLocked()
 	}

@@ -10,12 +10,14 @@
 //	(cd examples/chat/web && npm ci && npm run build)
 //	go run ./examples/chat
 //
-// and open http://127.0.0.1:8080. An answer goes on streaming when the
-// page is reloaded or closed, and the reloaded page resumes it: the
-// streams are kept in memory, or in Redis with -redis host:port (or
-// CHAT_REDIS_ADDR) so that several servers share them; -resume=false turns
-// this off (an answer then stops when its page goes away). The server signs the approval requests it
-// sends to the page and runs a call only when the page answers with that
+// and open http://127.0.0.1:8080. The backend is uistream's chat handler
+// (server.go). An answer goes on streaming when the page is reloaded or
+// closed, and the reloaded page gets the chat back and resumes the answer:
+// the streams are kept in memory, or in Redis with -redis host:port (or
+// CHAT_REDIS_ADDR); -resume=false turns this off (an answer then stops
+// when its page goes away). The chats themselves are kept in this
+// process's memory. The server signs the approval requests it sends to
+// the page and runs a call only when the page answers with that
 // signature; set CHAT_APPROVAL_SECRET to keep the secret across restarts
 // and servers. With a real model (the key comes from
 // OPENAI_API_KEY or ANTHROPIC_API_KEY):
@@ -26,6 +28,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"flag"
@@ -38,10 +41,14 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/aisdkgo/ai/provider"
 	"github.com/aisdkgo/ai/providers/anthropic"
 	"github.com/aisdkgo/ai/providers/openai"
 	"github.com/aisdkgo/ai/providers/openaicompat"
+	"github.com/aisdkgo/ai/uistream"
+	"github.com/aisdkgo/ai/uistream/redisstore"
 )
 
 func main() {
@@ -66,19 +73,34 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	chat := NewServer(model, *web, approvalSecret())
+	var streams uistream.StreamStore
 	if *resume {
-		store, err := streamStore(*redisAddr)
-		if err != nil {
+		if streams, err = streamStore(*redisAddr); err != nil {
 			log.Fatal(err)
 		}
-		chat.EnableResume(store)
 	}
+	chat := NewServer(model, *web, approvalSecret(), streams)
 	srv := &http.Server{Handler: chat, ReadHeaderTimeout: 10 * time.Second}
 	log.Printf("chat on http://%s (model %s %s)", ln.Addr(), model.Provider(), model.ModelID())
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}
+}
+
+// streamStore is the store of the streams: in memory, or in the Redis
+// server at redisAddr when it is set.
+func streamStore(redisAddr string) (uistream.StreamStore, error) {
+	if redisAddr == "" {
+		return uistream.NewMemoryStore(), nil
+	}
+	client := redis.NewClient(&redis.Options{Addr: redisAddr})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("the Redis server at %s: %w", redisAddr, err)
+	}
+	return redisstore.New(client, nil), nil
 }
 
 // approvalSecret is the secret approval requests are signed with: from

@@ -47,7 +47,7 @@ func TestBrowserChat(t *testing.T) {
 	}
 	preparePage(t, web)
 
-	srv := NewServer(scriptedModel(5*time.Millisecond), filepath.Join(web, "dist"), []byte("browser test secret"))
+	srv := NewServer(scriptedModel(5*time.Millisecond), filepath.Join(web, "dist"), []byte("browser test secret"), nil)
 	ts := httptest.NewServer(srv) // on 127.0.0.1
 	defer ts.Close()
 
@@ -122,7 +122,7 @@ type shown struct {
 // TestChatAPI plays the client's part in Go: the first turn stops at the
 // approval, the second turn approves and continues the same message.
 func TestChatAPI(t *testing.T) {
-	srv := NewServer(scriptedModel(0), t.TempDir(), []byte("api test secret"))
+	srv := NewServer(scriptedModel(0), t.TempDir(), []byte("api test secret"), nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -63,8 +66,7 @@ func browseResume(t *testing.T, node, browser, web string, store uistream.Stream
 	// and holds its second call until the driver says the reloaded page
 	// is there.
 	model := &heldModel{LanguageModel: scriptedModel(75 * time.Millisecond), hold: 2, release: make(chan struct{})}
-	srv := NewServer(model, filepath.Join(web, "dist"), []byte("resume test secret"))
-	srv.EnableResume(store)
+	srv := NewServer(model, filepath.Join(web, "dist"), []byte("resume test secret"), store)
 	var once sync.Once
 	mux := http.NewServeMux()
 	mux.Handle("/", srv)
@@ -101,7 +103,9 @@ func browseResume(t *testing.T, node, browser, web string, store uistream.Stream
 		Resumed       []shown `json:"resumed"`
 		AfterReload   []shown `json:"afterReload"`
 		AfterApproval []shown `json:"afterApproval"`
-		ConsoleErrors []struct {
+		// After one more reload, once the approval's turn had ended.
+		ReloadedAfterApproval []shown `json:"reloadedAfterApproval"`
+		ConsoleErrors         []struct {
 			Phase, Text string
 		} `json:"consoleErrors"`
 		Requests []struct {
@@ -144,6 +148,9 @@ func browseResume(t *testing.T, node, browser, web string, store uistream.Stream
 	want = append(append([]string{}, run...), "tool:sendEmail:output-available", "step", "text:Done: the team has the forecast.")
 	if a := res.AfterApproval; len(a) != 2 || a[1].ID != before[1].ID || !reflect.DeepEqual(a[1].Parts, want) {
 		t.Fatalf("after the approval the page shows %+v\nwant the assistant parts %q", a, want)
+	}
+	if !reflect.DeepEqual(res.ReloadedAfterApproval, res.AfterApproval) {
+		t.Errorf("reloaded after the approval, the page shows %+v\nwant what it showed before the reload %+v", res.ReloadedAfterApproval, res.AfterApproval)
 	}
 
 	// One generation: the reload neither stopped nor restarted it.
@@ -204,13 +211,13 @@ func (m *heldModel) Stream(ctx context.Context, opts *provider.CallOptions) (*pr
 	return m.LanguageModel.Stream(ctx, opts)
 }
 
-// TestChatAPIResume plays the page's part in Go with resumption on: the
-// answer can be read again from the resume route, the history route gives
-// the conversation back, and the stop route ends an answer that streams.
+// TestChatAPIResume plays the page's part in Go with resumption on: a
+// finished answer has nothing to resume and the messages route gives the
+// chat back, an answer that streams can be resumed from its start, and
+// the stop route ends it.
 func TestChatAPIResume(t *testing.T) {
 	model := &heldModel{LanguageModel: scriptedModel(0), hold: 4, release: make(chan struct{})}
-	srv := NewServer(model, t.TempDir(), []byte("api test secret"))
-	srv.EnableResume(uistream.NewMemoryStore())
+	srv := NewServer(model, t.TempDir(), []byte("api test secret"), uistream.NewMemoryStore())
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	defer srv.Shutdown(context.Background())
@@ -235,33 +242,17 @@ func TestChatAPIResume(t *testing.T) {
 	if got := chunks[len(chunks)-1]; got["type"] != "finish" || got["finishReason"] != "tool-calls" {
 		t.Fatalf("the first turn ends with %v", got)
 	}
-	status, body := get("/api/chat/chat-1/stream")
-	if status != http.StatusOK {
-		t.Fatalf("resuming: %d", status)
+	if status, _ := get("/api/chat/chat-1/stream"); status != http.StatusNoContent {
+		t.Errorf("resuming a finished answer: %d; want 204", status)
 	}
-	var replay []map[string]any
-	for line := range bytes.Lines(body) {
-		data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data: "))
-		if !ok || string(data) == "[DONE]" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal(data, &m); err != nil {
-			t.Fatal(err)
-		}
-		replay = append(replay, m)
-	}
-	if !reflect.DeepEqual(replay, chunks) {
-		t.Errorf("the replay differs from the answer:\n%v\n%v", replay, chunks)
-	}
-	status, body = get("/api/history/chat-1")
+	status, body := get("/api/chat/chat-1/messages")
 	var history []uistream.Message
-	if err := json.Unmarshal(body, &history); status != http.StatusOK || err != nil || len(history) != 1 || history[0].ID != "u1" {
-		t.Errorf("the history is %d %s (%v); want the user's message", status, body, err)
+	if err := json.Unmarshal(body, &history); status != http.StatusOK || err != nil || len(history) != 2 || history[0].ID != "u1" || history[1].ID != chunks[0]["messageId"] {
+		t.Errorf("the chat is %d %s (%v); want the user's message and the answer", status, body, err)
 	}
 
 	// The approval's turn sends the email, then holds in its model call
-	// (the fourth in all) until the stop route ends it.
+	// (the fourth in all): it is resumed, then the stop route ends it.
 	assistant := accumulate(t, chunks)
 	last := assistant.Parts[len(assistant.Parts)-1].(uistream.ToolPart)
 	last.State = uistream.ApprovalResponded
@@ -272,6 +263,16 @@ func TestChatAPIResume(t *testing.T) {
 	for model.calls.Load() < 4 {
 		time.Sleep(time.Millisecond) // until the held call has begun
 	}
+	live, err := http.Get(ts.URL + "/api/chat/chat-1/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Body.Close()
+	if live.StatusCode != http.StatusOK {
+		t.Fatalf("resuming the answer that streams: %d", live.StatusCode)
+	}
+	resumed := make(chan []map[string]any, 1)
+	go func() { resumed <- readStream(t, live.Body) }()
 	resp, err := http.Post(ts.URL+"/api/chat/chat-1/stop", "application/json", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +285,29 @@ func TestChatAPIResume(t *testing.T) {
 	if got := stopped[len(stopped)-1]; got["type"] != "abort" {
 		t.Errorf("the stopped answer ends with %v; want an abort chunk", got)
 	}
+	if replay := <-resumed; !reflect.DeepEqual(replay, stopped) {
+		t.Errorf("the resumed answer differs from the posted one:\n%v\n%v", replay, stopped)
+	}
 	if sent := srv.Sent(); len(sent) != 1 {
 		t.Errorf("sent %+v; want the approved email before the stop", sent)
 	}
+}
+
+// readStream reads the chunks of a stream.
+func readStream(t *testing.T, body io.Reader) []map[string]any {
+	var chunks []map[string]any
+	sc := bufio.NewScanner(body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Error(err)
+			return nil
+		}
+		chunks = append(chunks, m)
+	}
+	return chunks
 }

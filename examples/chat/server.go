@@ -15,21 +15,11 @@ import (
 	"github.com/aisdkgo/ai/uistream"
 )
 
-// Server is the chat backend: the built page and the chat route.
+// Server is the chat backend: the built page and the chat routes, which
+// uistream's chat handler serves.
 type Server struct {
-	agent *ai.Agent
-	mux   *http.ServeMux
-	// decode holds the approval secrets: the page answers approvals, and
-	// only those this server signed are taken.
-	decode *uistream.DecodeOptions
-	// secrets also sign the tool results the page keeps, so that a result
-	// the page did not get from this server never reaches the model.
-	secrets [][]byte
-
-	// resumer keeps the answers in a store when resumption is on (see
-	// EnableResume); chats remembers each chat's messages and stream.
-	resumer *uistream.Resumer
-	chats   chats
+	mux     *http.ServeMux
+	resumer *uistream.Resumer // nil without resumption
 
 	mu     sync.Mutex
 	sent   []Email  // the emails the agent sent
@@ -58,10 +48,12 @@ type Weather struct {
 // NewServer returns the chat server for a model; webDir holds the built
 // page. The server signs its approval requests with secret and runs an
 // approved call only when the page sends back the signature of that call.
-func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Server {
-	secrets := [][]byte{secret}
-	s := &Server{mux: http.NewServeMux(), secrets: secrets, decode: &uistream.DecodeOptions{ToolApprovalSecrets: secrets}}
-	s.agent = ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{
+// With streams, an answer outlives its page: it is kept in streams while
+// it is produced, a reloaded page resumes it and the stop button ends it;
+// without, an answer stops when its page goes away.
+func NewServer(model provider.LanguageModel, webDir string, secret []byte, streams uistream.StreamStore) *Server {
+	s := &Server{mux: http.NewServeMux()}
+	agent := ai.NewAgent(ai.AgentOptions{Settings: ai.GenerateTextOptions{
 		Model: model,
 		Instructions: "You help with the weather and with email. Find the tools you need with the toolSearch tool. " +
 			"Answer in one or two sentences.",
@@ -69,19 +61,54 @@ func NewServer(model provider.LanguageModel, webDir string, secret []byte) *Serv
 		ToolApproval: &ai.ToolApproval{Tools: map[string]ai.ApprovalRule{
 			"sendEmail": ai.Rule(ai.RequiresApproval.WithReason("The agent wants to send an email on your behalf.")),
 		}},
-		ToolApprovalSecrets: secrets,
+		// They sign the approval requests and the tool results the page
+		// keeps; only what this server signed is taken back.
+		ToolApprovalSecrets: [][]byte{secret},
 		// An approval posted twice runs its call once.
 		ApprovalLedger: ai.NewApprovalLedger(0),
 		StopWhen:       ai.StepCountIs(8),
 	}})
-	s.mux.HandleFunc("POST /api/chat", s.chat)
-	s.resumeRoutes()
+	if streams != nil {
+		s.resumer = &uistream.Resumer{Store: streams, OnFinish: func(streamID string, err error) {
+			if err != nil {
+				log.Printf("stream %s: %v", streamID, err)
+			}
+		}}
+	}
+	// The chats are kept in memory (ChatOptions.Store takes a database).
+	chat := uistream.NewChatHandler(uistream.ChatOptions{
+		Agent:       agent,
+		Resumer:     s.resumer,
+		RecordUsage: true,
+		Convert: uistream.ConvertOptions{OnForgedResult: func(res uistream.StoredResult) {
+			log.Printf("the result of tool call %s did not come from this server", res.ToolCallID)
+			s.mu.Lock()
+			s.forged = append(s.forged, res.ToolCallID)
+			s.mu.Unlock()
+		}},
+		Stream: uistream.Options{OnError: func(err error) string {
+			log.Printf("chat: %v", err)
+			return uistream.DefaultErrorText
+		}},
+	})
+	s.mux.Handle("POST /api/chat", chat)              // a turn
+	s.mux.Handle("GET /api/chat/{id}/stream", chat)   // useChat's resume
+	s.mux.Handle("POST /api/chat/{id}/stop", chat)    // the stop button
+	s.mux.Handle("GET /api/chat/{id}/messages", chat) // a reopened chat
 	s.mux.Handle("GET /", page(webDir))
 	return s
 }
 
-// ServeHTTP serves the page and the chat route.
+// ServeHTTP serves the page and the chat routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Shutdown stops the answers that are streaming and waits for them.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if s.resumer == nil {
+		return nil
+	}
+	return s.resumer.Shutdown(ctx)
+}
 
 // Sent returns the emails sent so far.
 func (s *Server) Sent() []Email {
@@ -152,55 +179,6 @@ func weatherIn(city string) Weather {
 	n := int(h.Sum32())
 	conditions := []string{"sunny", "cloudy", "rainy", "windy"}
 	return Weather{City: city, Temperature: 5 + n%25, Unit: "C", Condition: conditions[n/25%len(conditions)]}
-}
-
-// chat answers one turn: the client posts the whole conversation, the
-// agent continues it, and the answer streams back as UI message chunks.
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	req, err := uistream.DecodeRequest(r, s.decode)
-	if err != nil {
-		uistream.WriteError(w, err)
-		return
-	}
-	tools := s.agent.Tools()
-	msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{
-		Tools: tools, ResultSecrets: s.secrets,
-		OnForgedResult: func(res uistream.StoredResult) {
-			log.Printf("chat %s: the result of tool call %s did not come from this server", req.ID, res.ToolCallID)
-			s.mu.Lock()
-			s.forged = append(s.forged, res.ToolCallID)
-			s.mu.Unlock()
-		},
-	})
-	if err != nil {
-		uistream.WriteError(w, &uistream.RequestError{Status: http.StatusBadRequest, Message: err.Error()})
-		return
-	}
-	s.chats.update(req.ID, func(c *chatRecord) { c.messages = req.Messages })
-	opts := &uistream.Options{
-		MessageID:        uistream.NewID(),
-		OriginalMessages: req.Messages,
-		Tools:            tools,
-		ResultSecrets:    s.secrets,
-		OnError: func(err error) string {
-			log.Printf("chat %s: %v", req.ID, err)
-			return uistream.DefaultErrorText
-		},
-	}
-	if s.resumer != nil {
-		s.streamResumable(w, r, req.ID, msgs, opts)
-		return
-	}
-	// The request's context: a client that goes away stops the model and
-	// the tools.
-	res, err := s.agent.Stream(r.Context(), ai.AgentCall{Messages: msgs})
-	if err != nil {
-		uistream.WriteError(w, err)
-		return
-	}
-	if err := uistream.Write(w, res.Parts(), opts); err != nil {
-		log.Printf("chat %s: the client went away: %v", req.ID, err)
-	}
 }
 
 // page serves the built page, or explains how to build it.

@@ -3,7 +3,8 @@
 // page while the answer streams (the server holds the answer after its
 // first step until told to go on), lets the server go on once the
 // reloaded page shows the resumed first step, waits for the whole answer
-// (it stops at the email approval), approves, and waits for the end. It
+// (it stops at the email approval), approves, waits for the end, and
+// reloads once more to check the stored answer. It
 // prints what the page showed at each point as JSON; the Go test checks
 // it.
 //
@@ -85,6 +86,14 @@ try {
   await page.waitForSelector('.msg.assistant .text:has-text("Done: the team has the forecast.")');
   await page.waitForSelector('#status[data-status="ready"]');
   result.afterApproval = await snapshot();
+
+  // A reload after the approval's turn shows the whole answer, the parts
+  // from before the approval included.
+  phase = 'reloaded-after';
+  await page.reload();
+  await page.waitForSelector('.msg.assistant .text:has-text("Done: the team has the forecast.")');
+  await page.waitForSelector('#status[data-status="ready"]');
+  result.reloadedAfterApproval = await snapshot();
   await page.screenshot({ path: screenshot, fullPage: true });
 } catch (err) {
   result.error = String(err && err.stack ? err.stack : err);

@@ -107,7 +107,7 @@ function App({ initialMessages, resume }) {
 }
 
 const stored =
-  knownChat === null ? Promise.resolve([]) : fetch(`/api/history/${encodeURIComponent(chatId)}`).then(r => (r.ok ? r.json() : []));
+  knownChat === null ? Promise.resolve([]) : fetch(`/api/chat/${encodeURIComponent(chatId)}/messages`).then(r => (r.ok ? r.json() : []));
 stored.then(initialMessages =>
   createRoot(document.getElementById('root')).render(<App initialMessages={initialMessages} resume={knownChat !== null} />),
 );
