@@ -24,16 +24,20 @@ import (
 // This file lets a code mode program pause when one of its tool calls needs
 // a person's approval, and resume once the person answered.
 //
-// A paused program is described by a continuation in the shape of the
-// TypeScript SDK's code mode ("code-mode-interrupt" objects with a signed,
-// expiring continuation). It travels in the conversation as the provider
-// metadata of the paused call (key "aisdkgo", field "codeModeInterrupt"), so
-// that a stateless server gets it back with the answer. Its token holds
-// what the program saw: the seed of Math.random, the fixed clock, and the
-// outcome of every tool call that completed. Resuming runs the program
-// again from the start: completed calls are answered from the token and
-// never run again, the approved call runs (a denied one rejects inside the
-// program), and the program goes on.
+// A paused program is described by a "code-mode-interrupt" object in the
+// shape of the TypeScript SDK's code mode: the code call's output while the
+// program is paused, holding a signed, expiring continuation. The paused
+// call itself is reported as a tool call marked as the program's (provider
+// metadata "aisdkgo"."codeModeCall" names the code call), with an approval
+// request, so that a chat client shows it like any call waiting for
+// approval and a stateless server gets everything back with the answer.
+// The continuation's token holds what the program saw: the seed of
+// Math.random, the fixed clock, and the outcome of every tool call that
+// completed. Resuming runs the program again from the start: completed
+// calls are answered from the token and never run again, the approved
+// call runs (a denied one rejects inside the program), and the program
+// goes on. Neither the paused output nor the program's call reaches a
+// model's prompt.
 
 // CodeModeApproval says what a program does when one of its tool calls
 // needs approval that nobody gave yet.
@@ -59,11 +63,11 @@ const CodeModeProtocolError = "CODE_MODE_PROTOCOL_ERROR"
 // codeModeInterruptKind is the payload kind of an approval pause.
 const codeModeInterruptKind = "ai-sdk-code-mode/tool-approval"
 
-// metadataKey and interruptField name where a paused call carries its
-// continuation in provider metadata.
+// metadataKey and callerField mark a paused call of a program in provider
+// metadata: the value is the code call's id.
 const (
-	metadataKey    = "aisdkgo"
-	interruptField = "codeModeInterrupt"
+	metadataKey = "aisdkgo"
+	callerField = "codeModeCall"
 )
 
 // defaultContinuationMaxAge is how long a paused program may wait.
@@ -258,22 +262,35 @@ func verifyContinuation(c *codeContinuation, secrets [][]byte, now time.Time) st
 	return "invalid signature"
 }
 
-// programCall returns the continuation a call carries when it is a paused
-// tool call of a code mode program.
-func programCall(po ProviderOptions) (json.RawMessage, bool) {
-	v, ok := po[metadataKey][interruptField]
-	if !ok {
-		return nil, false
-	}
-	raw, err := json.Marshal(v)
-	return raw, err == nil
+// programCallOf returns the code call that made a tool call, when it is a
+// paused call of a program.
+func programCallOf(po ProviderOptions) (string, bool) {
+	id, ok := po[metadataKey][callerField].(string)
+	return id, ok
 }
 
 // isProgramCall reports whether an assistant's tool call was made by a
 // program, not by the model: such calls never reach a model's prompt.
 func isProgramCall(p ToolCallPart) bool {
-	_, ok := p.ProviderOptions[metadataKey][interruptField]
+	_, ok := p.ProviderOptions[metadataKey][callerField]
 	return ok
+}
+
+// pausedOutput returns the interrupt object a code call's result holds
+// while its program is paused.
+func pausedOutput(out ToolResultOutput) (json.RawMessage, bool) {
+	j, ok := out.(JSONOutput)
+	if !ok || !bytes.Contains(j.Value, []byte(`"code-mode-interrupt"`)) {
+		return nil, false
+	}
+	var probe struct {
+		Type         string          `json:"type"`
+		Continuation json.RawMessage `json:"continuation"`
+	}
+	if json.Unmarshal(j.Value, &probe) != nil || probe.Type != "code-mode-interrupt" || len(probe.Continuation) == 0 {
+		return nil, false
+	}
+	return j.Value, true
 }
 
 // codeResume is what resuming a paused program hands to its code tool.
@@ -286,11 +303,10 @@ type codeResume struct {
 
 // readContinuation parses and checks the continuation carried by a paused
 // call against the call, the secrets and the clock.
-func readContinuation(call ToolCallPart, approvalID string, secrets [][]byte, now time.Time) (*codeResume, error) {
+func readContinuation(raw json.RawMessage, call ToolCallPart, approvalID string, secrets [][]byte, now time.Time) (*codeResume, error) {
 	fail := func(reason string) error {
 		return &InvalidCodeModeContinuationError{ToolCallID: call.ToolCallID, Reason: reason}
 	}
-	raw, _ := programCall(call.ProviderOptions)
 	var ci codeInterrupt
 	if err := json.Unmarshal(raw, &ci); err != nil || ci.Type != "code-mode-interrupt" {
 		return nil, fail("malformed continuation")
@@ -521,24 +537,42 @@ func (p *programRun) pause(js, outer string, b binding, secret []byte, maxAge ti
 	return &codePaused{interrupt: ci, raw: raw}, nil
 }
 
-// pausedRequest turns a paused program into the parts the step reports:
-// the paused call, carrying its continuation, and its approval request.
-func (r *run) pausedRequest(cp *codePaused) ToolApprovalRequest {
+// pausedProgram is the outcome of a code call whose program paused: the
+// call's output (the interrupt object), the program's paused call and its
+// approval request. It never leaves the engine: expandOutcome turns it
+// into those three parts.
+type pausedProgram struct {
+	result  ToolResult
+	call    ToolCall
+	request ToolApprovalRequest
+}
+
+func (pausedProgram) ContentType() string { return "tool-result" }
+func (pausedProgram) PartType() string    { return "tool-result" }
+func (pausedProgram) isContentPart()      {}
+func (pausedProgram) isPart()             {}
+
+// pausedOutcome turns a paused program into the outcome of its code call.
+func (r *run) pausedOutcome(outer *ToolCall, cp *codePaused) pausedProgram {
 	ci := cp.interrupt
 	call := ToolCall{ToolCallID: ci.ToolCallID, ToolName: ci.ToolName, Input: ci.Input,
-		ProviderMetadata: ProviderMetadata{metadataKey: {interruptField: cp.raw}}}
+		ProviderMetadata: ProviderMetadata{metadataKey: {callerField: ci.OuterToolCallID}}}
 	if t, ok := r.idx.get(ci.ToolName); ok {
 		c := t.core()
 		call.Title, call.ToolMetadata, call.Dynamic = c.title, c.metadata, t.Kind() == DynamicKind
 	}
-	return ToolApprovalRequest{ApprovalID: ci.InterruptID, ToolCall: call, Signature: r.signApproval(ci.InterruptID, call)}
+	res := ToolResult{ToolCallID: outer.ToolCallID, ToolName: outer.ToolName, Input: outer.Input, Output: cp.raw,
+		Dynamic: outer.Dynamic, ToolMetadata: outer.ToolMetadata, ProviderMetadata: outer.ProviderMetadata, outputJSON: cp.raw}
+	return pausedProgram{result: res, call: call,
+		request: ToolApprovalRequest{ApprovalID: ci.InterruptID, ToolCall: call, Signature: r.signApproval(ci.InterruptID, call)}}
 }
 
 // expandOutcome returns the parts an execution outcome adds to a step: a
-// paused program adds its paused call before the approval request.
+// paused program adds its code call's output, its paused call and the
+// approval request.
 func expandOutcome(p ContentPart) []ContentPart {
-	if req, ok := p.(ToolApprovalRequest); ok {
-		return []ContentPart{req.ToolCall, req}
+	if pp, ok := p.(pausedProgram); ok {
+		return []ContentPart{pp.result, pp.call, pp.request}
 	}
 	return []ContentPart{p}
 }
@@ -555,17 +589,18 @@ func (r *run) resumeProgram(s *step, a pendingApproval, calls map[string]ToolCal
 			return nil, err
 		}
 	}
-	raw, _ := programCall(a.call.ProviderOptions)
-	var ci codeInterrupt
-	if json.Unmarshal(raw, &ci) != nil {
-		return nil, fail("malformed continuation")
-	}
-	outer, ok := calls[ci.OuterToolCallID]
+	outerID, _ := programCallOf(a.call.ProviderOptions)
+	outer, ok := calls[outerID]
 	if !ok {
 		return nil, fail("its code mode call is not in the conversation")
 	}
-	if r.hasResult(outer.ToolCallID) {
+	paused, settled := r.pausedOutputs(outerID)
+	if settled {
+		// The program went on before.
 		return nil, nil
+	}
+	if len(paused) == 0 {
+		return nil, fail("the conversation holds no paused output of its code mode call")
 	}
 	e, ok := s.tools.execTool(outer.ToolName)
 	var def *callerDef
@@ -575,7 +610,8 @@ func (r *run) resumeProgram(s *step, a pendingApproval, calls map[string]ToolCal
 	if def == nil || def.secrets == nil {
 		return nil, fail(fmt.Sprintf("tool %q is not a code mode tool", outer.ToolName))
 	}
-	res, err := readContinuation(a.call, a.approvalID, def.secrets(r.opts.ToolApprovalSecrets), r.eff.Now())
+	// The latest paused output is the one the answer is for.
+	res, err := readContinuation(paused[len(paused)-1], a.call, a.approvalID, def.secrets(r.opts.ToolApprovalSecrets), r.eff.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -599,20 +635,27 @@ func (r *run) resumeProgram(s *step, a pendingApproval, calls map[string]ToolCal
 	return &callState{call: call, entry: e}, nil
 }
 
-// hasResult reports whether the conversation holds a result of the call.
-func (r *run) hasResult(id string) bool {
+// pausedOutputs returns the paused outputs of a code call in the
+// conversation, oldest first, and whether it also has a final result.
+func (r *run) pausedOutputs(id string) (paused []json.RawMessage, settled bool) {
 	for _, m := range r.messages {
 		t, ok := m.(ToolMessage)
 		if !ok {
 			continue
 		}
 		for _, p := range t.Content {
-			if tr, ok := p.(ToolResultPart); ok && tr.ToolCallID == id {
-				return true
+			tr, ok := p.(ToolResultPart)
+			if !ok || tr.ToolCallID != id {
+				continue
+			}
+			if raw, ok := pausedOutput(tr.Output); ok {
+				paused = append(paused, raw)
+			} else {
+				settled = true
 			}
 		}
 	}
-	return false
+	return paused, settled
 }
 
 // routedTo returns the names of the tools routed to a caller in a step.
@@ -633,8 +676,10 @@ func (r *run) routedTo(s *step, caller string) []string {
 }
 
 // pausedStep records the step that reports a resumed program that paused
-// again. No model was called: its usage is zero.
-func (r *run) pausedStep(s *step, parts []ContentPart) error {
+// again: the paused call and its request (the code call's new paused output
+// is in the resumption's tool message). No model was called: its usage is
+// zero.
+func (r *run) pausedStep(parts []ContentPart) {
 	m := r.opts.Model
 	st := &StepResult{StepNumber: len(r.steps), Content: parts, FinishReason: FinishToolCalls, ToolsContext: r.toolsContext}
 	if m != nil {
@@ -656,5 +701,4 @@ func (r *run) pausedStep(s *step, parts []ContentPart) error {
 	if f := r.opts.OnStepEnd; f != nil {
 		callback("OnStepEnd", func() { f(st) })
 	}
-	return nil
 }

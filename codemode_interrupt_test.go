@@ -106,12 +106,37 @@ func pausedRun(t *testing.T, stream bool, f *interruptFixture, opts ai.GenerateT
 	assert.NotEmpty(t, req.Signature)
 	assert.Equal(t, [3]int32{1, 0, 0}, f.counts())
 	if stream {
-		assert.Equal(t, []string{"start", "start-step", "tool-call", "tool-call", "tool-approval-request", "finish-step", "finish"}, types)
+		assert.Equal(t, []string{"start", "start-step", "tool-call", "tool-result", "tool-call", "tool-approval-request", "finish-step", "finish"}, types)
 	}
 	calls := res.Steps[0].ToolCalls()
 	require.Len(t, calls, 2)
 	assert.Equal(t, "c1", calls[0].ToolCallID)
 	assert.Equal(t, "c1:tool-2", calls[1].ToolCallID)
+	// The code call's output, while its program is paused, is the
+	// reference's interrupt object.
+	results := res.Steps[0].ToolResults()
+	require.Len(t, results, 1)
+	var obj struct {
+		Type            string `json:"type"`
+		InterruptID     string `json:"interruptId"`
+		OuterToolCallID string `json:"outerToolCallId"`
+		Continuation    struct {
+			Version int `json:"version"`
+			Auth    struct {
+				Alg   string `json:"alg"`
+				Nonce string `json:"nonce"`
+			} `json:"auth"`
+		} `json:"continuation"`
+	}
+	raw, err := json.Marshal(results[0].Output)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &obj))
+	assert.Equal(t, "code-mode-interrupt", obj.Type)
+	assert.Equal(t, "c1:tool-2:interrupt", obj.InterruptID)
+	assert.Equal(t, "c1", obj.OuterToolCallID)
+	assert.Equal(t, 2, obj.Continuation.Version)
+	assert.Equal(t, "HMAC-SHA256", obj.Continuation.Auth.Alg)
+	assert.Len(t, obj.Continuation.Auth.Nonce, 32)
 
 	// The application stores the conversation (as JSON) and asks a person.
 	history := append([]ai.Message{ai.UserText("go")}, res.ResponseMessages...)

@@ -181,9 +181,10 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 	}
 	var paused *codePaused
 	if errors.As(execErr, &paused) {
-		// A code mode program paused for approval: the step reports the
-		// paused call and its request instead of an outcome.
-		return r.pausedRequest(paused), nil
+		// A code mode program paused for approval: its output is the
+		// interrupt, and the step also reports the paused call and its
+		// request.
+		return r.pausedOutcome(call, paused), nil
 	}
 	if execErr != nil {
 		return ToolError{

@@ -368,8 +368,16 @@ func cleanAssistant(m AssistantMessage) (AssistantMessage, bool) {
 // the decision, as in the reference's prompt).
 func cleanTool(m ToolMessage) (ToolMessage, bool) {
 	c, changed := keepParts(m.Content, func(p ToolPart) bool {
-		r, ok := p.(ToolApprovalResponsePart)
-		return !ok || r.ProviderExecuted
+		switch p := p.(type) {
+		case ToolApprovalResponsePart:
+			return p.ProviderExecuted
+		case ToolResultPart:
+			// The output of a code call whose program paused is for the
+			// application; the call waits for its final result.
+			_, paused := pausedOutput(p.Output)
+			return !paused
+		}
+		return true
 	})
 	for i, p := range c {
 		if r, ok := p.(ToolApprovalResponsePart); ok && r.ProviderExecuted {

@@ -234,13 +234,15 @@ func (r *run) resume(ev *resumeHooks) error {
 	var parts []ToolPart
 	var paused []ContentPart
 	for _, out := range outs {
-		switch out := out.(type) {
-		case ToolCall:
-			// The paused call before its request, as a stream reports it.
-			continue
-		case ToolApprovalRequest:
-			// A resumed program paused again.
-			paused = append(paused, out.ToolCall, out)
+		// A resumed program that paused again: its code call's output goes
+		// into the tool message, the paused call and its request into a
+		// step of their own (a stream reports them already expanded).
+		switch p := out.(type) {
+		case pausedProgram:
+			paused = append(paused, p.call, p.request)
+			out = p.result
+		case ToolCall, ToolApprovalRequest:
+			paused = append(paused, p)
 			continue
 		}
 		i := slices.IndexFunc(torun, func(cs *callState) bool { return cs.call.ToolCallID == callIDOf(out) })
@@ -273,7 +275,7 @@ func (r *run) resume(ev *resumeHooks) error {
 		r.addMessages(slices.Clip(r.messages), []Message{ToolMessage{Content: parts}})
 	}
 	if len(paused) > 0 {
-		return r.pausedStep(s, paused)
+		r.pausedStep(paused)
 	}
 	return nil
 }

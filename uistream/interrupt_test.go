@@ -103,6 +103,17 @@ func TestCodeModeInterruptThroughUIStream(t *testing.T) {
 		}
 	}
 	require.NotNil(t, waiting, "the page shows the nested call waiting for approval")
+	// The code call has an output (the paused program), so that a client
+	// that resubmits once every call is settled or answered does so.
+	var code *uistream.ToolPart
+	for _, p := range first.Parts {
+		if tp, ok := p.(uistream.ToolPart); ok && tp.ToolName == "code" {
+			code = &tp
+		}
+	}
+	require.NotNil(t, code)
+	assert.Equal(t, uistream.OutputAvailable, code.State)
+	assert.Contains(t, string(code.Output), `"code-mode-interrupt"`)
 	assert.Equal(t, "transfer", waiting.ToolName)
 	assert.Equal(t, "c1:tool-2", waiting.ToolCallID)
 	assert.JSONEq(t, `{"amount":5}`, string(waiting.Input))
