@@ -138,9 +138,6 @@ func subscriptionServer(t *testing.T) (*mcp.Server, chan string, chan string) {
 	unsubscribed := make(chan string, 10)
 	server := mcp.NewServer(&mcp.Implementation{Name: "subs", Version: "v1"}, &mcp.ServerOptions{
 		SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
-			if strings.HasPrefix(req.Params.URI, "file:///forbidden") {
-				return errors.New("not allowed")
-			}
 			subscribed <- req.Params.URI
 			return nil
 		},

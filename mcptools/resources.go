@@ -285,29 +285,35 @@ func (u *ResourceUpdates) Watch(ctx context.Context, session *mcp.ClientSession,
 }
 
 // register adds a watcher, subscribing when it is the first of its
-// session and URI. On failure the watcher is not registered.
+// session and URI. The watcher is added first, so that no update sent
+// right after the subscription is lost. On failure it is removed again.
 func (u *ResourceUpdates) register(ctx context.Context, w *watcher) error {
 	// rpc keeps the subscribe and unsubscribe requests of a session and
 	// URI in the order of the counts that decided them.
 	u.rpc.Lock()
 	defer u.rpc.Unlock()
+	k := subKey{w.session, w.uri}
 	u.mu.Lock()
 	if u.watchers == nil {
 		u.watchers = map[*watcher]struct{}{}
 		u.subs = map[subKey]int{}
 	}
-	k := subKey{w.session, w.uri}
-	first := u.subs[k] == 0
-	u.mu.Unlock()
-	if first {
-		if err := w.session.Subscribe(ctx, &mcp.SubscribeParams{URI: w.uri}); err != nil {
-			return fmt.Errorf("mcptools: subscribing to %s: %w", w.uri, err)
-		}
-	}
-	u.mu.Lock()
 	u.watchers[w] = struct{}{}
 	u.subs[k]++
+	first := u.subs[k] == 1
 	u.mu.Unlock()
+	if !first {
+		return nil
+	}
+	if err := w.session.Subscribe(ctx, &mcp.SubscribeParams{URI: w.uri}); err != nil {
+		u.mu.Lock()
+		delete(u.watchers, w)
+		if u.subs[k]--; u.subs[k] == 0 {
+			delete(u.subs, k)
+		}
+		u.mu.Unlock()
+		return fmt.Errorf("mcptools: subscribing to %s: %w", w.uri, err)
+	}
 	return nil
 }
 
