@@ -128,8 +128,10 @@ func FingerprintMCPTools(tools []*mcp.Tool) (Fingerprints, error) {
 // definition (see [Fingerprint] and [ToolInfo.Fingerprint]), so the
 // fingerprints describe exactly the snapshot that was listed. Other
 // function and dynamic tools are fingerprinted from their description and
-// input schema as they are; tools defined by providers, which no MCP
-// server controls, are left out.
+// input schema as they are (their title, which package ai does not expose,
+// is not covered, and a description computed per call counts as its
+// static Description); tools defined by providers, which no MCP server
+// controls, are left out.
 func FingerprintTools(tools ai.Tools) (Fingerprints, error) {
 	fps := make(Fingerprints, len(tools))
 	for _, nt := range tools {

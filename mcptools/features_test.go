@@ -102,6 +102,8 @@ func TestResourcesInMemory(t *testing.T) {
 	assert.ErrorContains(t, err, "invalid media type")
 	_, err = mcptools.ResourceParts([]*mcp.ResourceContents{{URI: "x:/a", Text: "ok"}, nil})
 	assert.Error(t, err)
+	_, err = mcptools.ResourceParts([]*mcp.ResourceContents{{URI: "x:/a", Blob: []byte{}}})
+	assert.ErrorContains(t, err, "without data")
 	parts, err = mcptools.ResourceParts([]*mcp.ResourceContents{{URI: "mem:blob", Blob: []byte{1}}})
 	require.NoError(t, err)
 	assert.Equal(t, ai.FilePart{Data: provider.FileBytes{Data: []byte{1}}, MediaType: "application/octet-stream"}, parts[0])
@@ -364,6 +366,7 @@ func TestPromptsInMemory(t *testing.T) {
 		{Messages: []*mcp.PromptMessage{nil}},
 		{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.ImageContent{Data: []byte("x"), MIMEType: "png"}}}},
 		{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.EmbeddedResource{}}}},
+		{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "x:/b", Blob: []byte{}}}}}},
 	} {
 		msgs, err := mcptools.PromptMessages(bad)
 		assert.Error(t, err)

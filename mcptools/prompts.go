@@ -103,9 +103,6 @@ func promptPart(c mcp.Content) (ai.UserPart, error) {
 		}
 	case *mcp.EmbeddedResource:
 		if c != nil && c.Resource != nil {
-			if c.Resource.Blob != nil && len(c.Resource.Blob) == 0 {
-				return nil, errors.New("resource without data")
-			}
 			return resourcePart(c.Resource)
 		}
 		return nil, errors.New("an embedded resource without contents")

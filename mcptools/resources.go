@@ -103,8 +103,8 @@ func ReadResource(ctx context.Context, session *mcp.ClientSession, uri string) (
 //	...
 //	messages = append(messages, ai.UserMessage{Content: parts})
 //
-// It fails on a nil content and on a blob with an invalid media type, and
-// never returns a partial list.
+// It fails on a nil content and on a blob that is empty or has an invalid
+// media type, and never returns a partial list.
 func ResourceParts(contents []*mcp.ResourceContents) ([]ai.UserPart, error) {
 	parts := make([]ai.UserPart, 0, len(contents))
 	for i, c := range contents {
@@ -125,6 +125,9 @@ func resourcePart(c *mcp.ResourceContents) (provider.UserPart, error) {
 	}
 	if c.Blob == nil {
 		return ai.TextPart{Text: c.Text}, nil
+	}
+	if len(c.Blob) == 0 {
+		return nil, fmt.Errorf("%s: a blob without data", c.URI)
 	}
 	mt := c.MIMEType
 	if mt == "" {

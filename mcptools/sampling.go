@@ -48,7 +48,9 @@ const defaultSamplingTokens = 4096
 //
 // Protocol version 2026-07-28 deprecates sampling, and the MCP Go SDK
 // marks its sampling handlers deprecated; servers still use it during the
-// deprecation window. WithSampling replaces any sampling handler of base.
+// deprecation window. WithSampling replaces any sampling handler of base;
+// without a model it returns a plain copy, and the client then does not
+// offer sampling.
 func WithSampling(base *mcp.ClientOptions, opts SamplingOptions) *mcp.ClientOptions {
 	var o mcp.ClientOptions
 	if base != nil {
