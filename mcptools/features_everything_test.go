@@ -176,7 +176,7 @@ func TestMCPResourcesAndPrompts(t *testing.T) {
 	}
 }
 
-// elicitingTools lists the tools of a session until name is among them:
+// waitForTool lists the tools of a session until name is among them:
 // the reference server registers the tools that depend on the client's
 // capabilities only after the session started.
 func waitForTool(t *testing.T, ctx context.Context, session *mcp.ClientSession, name string) []*mcp.Tool {
