@@ -65,4 +65,40 @@
 // cannot be shown to a model (an image without data, an invalid media type)
 // all make the call fail with a [*CallError], which the model sees as a
 // tool error.
+//
+// # Resources and prompts
+//
+// [ListResources], [ListResourceTemplates] and [ListPrompts] follow every
+// page of a listing. [ReadResource] reads a resource and [ResourceParts]
+// turns its contents into parts of a user message (text as text, blobs as
+// files); [GetPrompt] fills in a prompt and returns it as messages
+// ([PromptMessages]), ready for [ai.GenerateTextOptions.Messages]. A
+// [ResourceUpdates], installed on the client like [ListChanged], lets
+// [ResourceUpdates.Watch] subscribe to a resource and yield its updates
+// until its context ends.
+//
+// # Requests from the server
+//
+// [WithElicitation] answers a server's questions to the user
+// (elicitation/create) through a function the application supplies:
+// accept with content, decline or cancel. [WithSampling] answers its
+// requests for text (sampling/createMessage) with a language model of
+// package ai, after an optional approval and within a token cap. Both are
+// client options, set before connecting.
+//
+// # Authorization
+//
+// [HTTPTransport] connects over streamable HTTP with the MCP SDK's OAuth
+// support ([HTTPOptions].OAuth: an authorization-code or
+// client-credentials handler of the SDK) or with a token source the
+// application already has ([HTTPOptions].Token, [TokenHandler]).
+//
+// # Tool drift
+//
+// A server can change a tool after a person approved it. [FingerprintTools]
+// digests the security-relevant part of each tool's definition (its
+// description, title and input schema, as the TypeScript AI SDK's
+// fingerprintTools does, digest for digest); store the fingerprints with
+// the approval and call [DetectToolDrift] on every later snapshot before
+// trusting it.
 package mcptools

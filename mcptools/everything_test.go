@@ -34,7 +34,8 @@ const everythingPackage = "@modelcontextprotocol/server-everything"
 // everythingEntry finds the reference server's entry point: in
 // $MCP_EVERYTHING_DIR (an npm prefix or the package folder itself), else in
 // <repo root>/.cache/mcp-everything, where it installs the pinned version
-// when Node is available. It skips the test when Node is absent.
+// when Node is available. It skips the test when Node is absent or the
+// package cannot be installed (no npm, no network).
 func everythingEntry(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
@@ -61,7 +62,7 @@ func everythingEntry(t *testing.T) string {
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		t.Fatalf("%s is not installed in %s and npm is not on PATH", everythingPackage, prefix)
+		t.Skipf("skipping: %s is not installed in %s and npm is not on PATH to install it", everythingPackage, prefix)
 	}
 	t.Logf("installing %s@%s into %s", everythingPackage, everythingVersion, prefix)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -69,10 +70,10 @@ func everythingEntry(t *testing.T) string {
 	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", prefix, everythingPackage+"@"+everythingVersion)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("npm install failed: %v\n%s", err, out)
+		t.Skipf("skipping: npm could not install %s@%s (%v):\n%s", everythingPackage, everythingVersion, err, out)
 	}
 	if v := installedVersion(pkg); v != everythingVersion {
-		t.Fatalf("npm installed version %q of %s, want %s", v, everythingPackage, everythingVersion)
+		t.Skipf("skipping: npm installed version %q of %s, not %s", v, everythingPackage, everythingVersion)
 	}
 	return entry
 }

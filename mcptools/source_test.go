@@ -170,7 +170,8 @@ func TestToolsMetadata(t *testing.T) {
 		"server":{"name":"test-server","version":"v1.2.3"},
 		"name":"delete_file","title":"Delete a file",
 		"annotations":{"destructiveHint":true,"idempotentHint":false,"readOnlyHint":false,"title":"Delete"},
-		"_meta":{"vendor/cost":3}}}`, string(b))
+		"_meta":{"vendor/cost":3},"fingerprint":"`+info.Fingerprint+`"}}`, string(b))
+	assert.Len(t, info.Fingerprint, 43, "a base64url SHA-256 digest")
 
 	// Metadata that went through JSON still yields the info.
 	var decoded map[string]any
@@ -178,6 +179,7 @@ func TestToolsMetadata(t *testing.T) {
 	info2, ok := mcptools.Info(decoded)
 	require.True(t, ok)
 	assert.Equal(t, "delete_file", info2.Name)
+	assert.Equal(t, info.Fingerprint, info2.Fingerprint)
 	assert.True(t, *info2.Annotations.DestructiveHint)
 
 	// The metadata travels with the call and its result.

@@ -30,6 +30,10 @@ type ToolInfo struct {
 	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
 	// Meta is the tool's _meta object.
 	Meta mcp.Meta `json:"_meta,omitempty"`
+	// Fingerprint is the fingerprint of the tool's definition as the
+	// server listed it (see [Fingerprint]), which [FingerprintTools]
+	// reports for the tool.
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // Info returns the [ToolInfo] in the metadata of a converted tool
@@ -60,6 +64,10 @@ func newTool(session *mcp.ClientSession, server *mcp.Implementation, group strin
 	if err != nil {
 		return nil, err
 	}
+	fp, err := Fingerprint(t)
+	if err != nil {
+		return nil, err
+	}
 	def := ai.ToolDef[json.RawMessage, any]{
 		Description:   t.Description,
 		DeferLoading:  deferred,
@@ -72,6 +80,7 @@ func newTool(session *mcp.ClientSession, server *mcp.Implementation, group strin
 			Title:       t.Title,
 			Annotations: t.Annotations,
 			Meta:        t.Meta,
+			Fingerprint: fp,
 		}},
 	}
 	// The schema is sent exactly as the server gives it and compiled the
