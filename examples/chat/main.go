@@ -2,7 +2,9 @@
 // from a Go backend: the page posts each turn to /api/chat, and the server
 // answers with the UI message stream of a tool-search agent. The agent
 // finds its tools with a search tool, and sending an email waits for the
-// user's approval in the page.
+// user's approval in the page, also when a code mode program the agent
+// wrote sends it (ask for a script: the program pauses at the email and
+// resumes once the user approved it).
 //
 // Build the page once, then start the server (a scripted model by default:
 // no key, no network):

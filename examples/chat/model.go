@@ -16,7 +16,10 @@ import (
 // scriptedModel stands in for a language model: it reads the conversation
 // and the tools it is offered, and answers like a model would. A request
 // about the weather goes: search for tools, get the weather, answer and
-// offer to email the team (which waits for approval), then confirm.
+// offer to email the team (which waits for approval), then confirm. A
+// request that asks for a script searches too, then writes a code mode
+// program that gets the weather and emails the team (the program pauses at
+// the email until it is approved), then confirms.
 func scriptedModel(pace time.Duration) provider.LanguageModel {
 	var n atomic.Int64
 	next := func(prefix string) string { return fmt.Sprintf("%s-%d", prefix, n.Add(1)) }
@@ -31,18 +34,26 @@ var cityPattern = regexp.MustCompile(`\bin ([A-Z][\p{L}-]+)`)
 // respond returns the scripted answer to a call.
 func respond(o *provider.CallOptions, next func(string) string) []provider.StreamPart {
 	city := "Berlin"
+	script := false
 	var last provider.Message
 	for _, m := range o.Prompt {
-		last = m
 		if u, ok := m.(provider.UserMessage); ok {
+			text := ""
 			for _, p := range u.Content {
 				if t, ok := p.(provider.TextPart); ok {
-					if m := cityPattern.FindStringSubmatch(t.Text); m != nil {
-						city = m[1]
-					}
+					text += t.Text
 				}
 			}
+			if strings.HasPrefix(text, "Code mode capability update") {
+				// The catalog of the code tool, not the user.
+				continue
+			}
+			if m := cityPattern.FindStringSubmatch(text); m != nil {
+				city = m[1]
+			}
+			script = strings.Contains(strings.ToLower(text), "script")
 		}
+		last = m
 	}
 	tm, ok := last.(provider.ToolMessage)
 	if !ok || len(tm.Content) == 0 {
@@ -57,6 +68,13 @@ func respond(o *provider.CallOptions, next func(string) string) []provider.Strea
 	}
 	switch result.ToolName {
 	case "toolSearch":
+		if script && offered(o, "code") && offered(o, "getWeather") && offered(o, "sendEmail") {
+			return answer(next, "I will run a script for that.", toolCall(next("call"), "code", map[string]string{"js": fmt.Sprintf(
+				`const w = await tools.getWeather({city: %q});
+const body = "It is " + w.condition + " and " + w.temperature + "°C in " + w.city + ".";
+const sent = await tools.sendEmail({to: "team@example.com", subject: "Weather in " + w.city, body});
+return {weather: w, sent};`, city)}))
+		}
 		if offered(o, "getWeather") {
 			return answer(next, "", toolCall(next("call"), "getWeather", map[string]string{"city": city}))
 		}
@@ -72,6 +90,11 @@ func respond(o *provider.CallOptions, next func(string) string) []provider.Strea
 		}
 		return answer(next, summary+" I will email the team about it.",
 			toolCall(next("call"), "sendEmail", Email{To: "team@example.com", Subject: "Weather in " + w.City, Body: summary}))
+	case "code":
+		if out, ok := result.Output.(provider.JSONOutput); ok && strings.Contains(string(out.Value), `"sent"`) {
+			return answer(next, "The script ran: the team has the forecast.")
+		}
+		return answer(next, "The script did not finish.")
 	case "sendEmail":
 		if _, denied := result.Output.(provider.ExecutionDeniedOutput); denied {
 			return answer(next, "OK, I did not send the email.")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/provider"
+	_ "github.com/aisdkgo/ai/quickjs" // the engine of the code tool
 	"github.com/aisdkgo/ai/uistream"
 )
 
@@ -58,6 +59,12 @@ func NewServer(model provider.LanguageModel, webDir string, secret []byte, strea
 		Instructions: "You help with the weather and with email. Find the tools you need with the toolSearch tool. " +
 			"Answer in one or two sentences.",
 		Tools: s.tools(),
+		// Programs of the code tool may call the weather and email tools
+		// too; a program that emails pauses until the email is approved.
+		ToolCallers: []ai.CallerRoute{
+			{Tool: "getWeather", Callers: []string{ai.DirectCall, "code"}},
+			{Tool: "sendEmail", Callers: []string{ai.DirectCall, "code"}},
+		},
 		ToolApproval: &ai.ToolApproval{Tools: map[string]ai.ApprovalRule{
 			"sendEmail": ai.Rule(ai.RequiresApproval.WithReason("The agent wants to send an email on your behalf.")),
 		}},
@@ -125,11 +132,15 @@ func (s *Server) Forged() []string {
 	return append([]string(nil), s.forged...)
 }
 
-// tools returns the search tool, a tool the model always sees, and
+// tools returns the search tool, the code tool, a tool the model always sees, and
 // deferred tools it has to find first.
 func (s *Server) tools() ai.Tools {
 	tools := ai.Tools{
 		{Name: "toolSearch", Tool: ai.ToolSearch()},
+		{Name: "code", Tool: ai.CodeMode(&ai.CodeModeOptions{
+			Discovery:    ai.DiscoveryConversation,
+			ApprovalMode: ai.CodeModeApprovalInterrupt,
+		})},
 		{Name: "getLocalTime", Tool: ai.NewTool(ai.ToolDef[cityIn, string]{
 			Description: "Get the local time of a city.",
 			Execute: func(context.Context, cityIn, ai.ToolExecutionOptions) (string, error) {
