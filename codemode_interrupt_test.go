@@ -3,6 +3,7 @@ package ai_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -318,4 +319,52 @@ return [first, one, two];`
 	out := toolResultOf(t, model.Calls()[0].Prompt, "c1")
 	assert.JSONEq(t, `{"type":"json","value":["A","B(1)","B(2)"]}`, out)
 	require.Len(t, f.aInputs, 1)
+}
+
+// An Agent pauses and resumes a program like GenerateText: the conversation
+// goes back to the agent with the answer.
+func TestCodeModeInterruptAgent(t *testing.T) {
+	f := &interruptFixture{}
+	model := aitest.NewModel(toolStep(codeCall("c1", interruptJS)), textStep("done"))
+	agent := ai.NewAgent(ai.AgentOptions{Settings: interruptOptions(f.tools(), model)})
+	res, err := agent.Generate(context.Background(), ai.AgentCall{Prompt: "go"})
+	require.NoError(t, err)
+	reqs := res.FinalStep().ApprovalRequests()
+	require.Len(t, reqs, 1)
+	history := append([]ai.Message{ai.UserText("go")}, res.ResponseMessages...)
+	res, err = agent.Generate(context.Background(), ai.AgentCall{Messages: answerApproval(history, reqs[0].ApprovalID, true, "")})
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Text)
+	assert.Equal(t, [3]int32{1, 1, 1}, f.counts())
+}
+
+// An answer posted twice resumes the program once: with the program's
+// result in the conversation nothing runs again, and without it the
+// approval ledger refuses the second use.
+func TestCodeModeInterruptReplayedAnswer(t *testing.T) {
+	f := &interruptFixture{}
+	tools := f.tools()
+	ledger := ai.NewApprovalLedger(0)
+	history, req := pausedRun(t, false, f, interruptOptions(tools, nil))
+	answered := answerApproval(history, req.ApprovalID, true, "")
+	opts := interruptOptions(tools, aitest.NewModel(textStep("done")))
+	opts.Messages, opts.ApprovalLedger = answered, ledger
+	res, err := ai.GenerateText(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, [3]int32{1, 1, 1}, f.counts())
+
+	// The whole conversation again, with the program's result.
+	opts = interruptOptions(tools, aitest.NewModel(textStep("again")))
+	opts.Messages, opts.ApprovalLedger = append(slices.Clone(answered), res.ResponseMessages...), ledger
+	opts.Messages = append(opts.Messages, ai.UserText("and?"))
+	_, err = ai.GenerateText(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, [3]int32{1, 1, 1}, f.counts())
+
+	// The answer alone again, as a client replaying the request would.
+	opts = interruptOptions(tools, aitest.NewModel(textStep("again")))
+	opts.Messages, opts.ApprovalLedger = answered, ledger
+	_, err = ai.GenerateText(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, [3]int32{1, 1, 1}, f.counts(), "the ledger refused the second use")
 }
