@@ -421,7 +421,7 @@ func (o CodeModeOptions) run(ctx context.Context, js string, b binding, eo ToolE
 		if pr == nil {
 			return b.invoke(ctx, call.Name, call.Input, nested, routedApproval{approve: o.Approve})
 		}
-		return pr.call(call, func(ra routedApproval) (json.RawMessage, error) {
+		return pr.call(ctx, call, func(ctx context.Context, ra routedApproval) (json.RawMessage, error) {
 			return b.invoke(ctx, call.Name, call.Input, nested, ra)
 		})
 	}

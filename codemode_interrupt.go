@@ -102,11 +102,8 @@ type (
 		ToolCallID      string           `json:"toolCallId"`
 		OuterToolCallID string           `json:"outerToolCallId"`
 		Input           json.RawMessage  `json:"input"`
-		Payload         interruptPayload `json:"payload"`
+		Payload         json.RawMessage  `json:"payload"`
 		Continuation    codeContinuation `json:"continuation"`
-	}
-	interruptPayload struct {
-		Kind string `json:"kind"`
 	}
 	codeContinuation struct {
 		Version              int                   `json:"version"`
@@ -119,12 +116,12 @@ type (
 		Auth                 *continuationAuth     `json:"auth,omitempty"`
 	}
 	pendingInterruption struct {
-		RunInterruptionID string           `json:"runInterruptionId"`
-		InterruptID       string           `json:"interruptId"`
-		ToolName          string           `json:"toolName"`
-		ToolCallID        string           `json:"toolCallId"`
-		Input             json.RawMessage  `json:"input"`
-		Payload           interruptPayload `json:"payload"`
+		RunInterruptionID string          `json:"runInterruptionId"`
+		InterruptID       string          `json:"interruptId"`
+		ToolName          string          `json:"toolName"`
+		ToolCallID        string          `json:"toolCallId"`
+		Input             json.RawMessage `json:"input"`
+		Payload           json.RawMessage `json:"payload"`
 	}
 	continuationAuth struct {
 		Alg         string `json:"alg"`
@@ -154,6 +151,8 @@ type ledgerCall struct {
 	Input  json.RawMessage `json:"input"`
 	Output json.RawMessage `json:"output,omitempty"`
 	Error  *ledgerError    `json:"error,omitempty"`
+	// payload is what a paused call asks for (never recorded).
+	payload json.RawMessage
 }
 
 // ledgerError is a failed call as the program saw it: a library refusal
@@ -297,8 +296,20 @@ func pausedOutput(out ToolResultOutput) (json.RawMessage, bool) {
 type codeResume struct {
 	interrupt codeInterrupt
 	ledger    codeLedger
-	approved  bool
-	reason    string
+	// approved and reason answer an approval; resolution answers any other
+	// pause (the person's input, as JSON).
+	approved   bool
+	reason     string
+	resolution json.RawMessage
+}
+
+// payloadKind returns the kind of a pause's payload.
+func payloadKind(payload json.RawMessage) string {
+	var p struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(payload, &p)
+	return p.Kind
 }
 
 // readContinuation parses and checks the continuation carried by a paused
@@ -323,14 +334,18 @@ func readContinuation(raw json.RawMessage, call ToolCallPart, approvalID string,
 	}
 	p := pending[0]
 	if c.OuterToolCallID != ci.OuterToolCallID || p.InterruptID != ci.InterruptID || p.ToolCallID != ci.ToolCallID ||
-		p.ToolName != ci.ToolName || !jsonEqual(p.Input, ci.Input) || p.Payload != ci.Payload {
+		p.ToolName != ci.ToolName || !jsonEqual(p.Input, ci.Input) || !jsonEqual(p.Payload, ci.Payload) {
 		return nil, fail("the interrupt does not match its signed continuation")
 	}
 	if p.ToolCallID != call.ToolCallID || p.ToolName != call.ToolName || !jsonEqual(p.Input, call.Input) {
 		return nil, fail("the continuation belongs to another call")
 	}
-	if approvalID != p.InterruptID {
+	approval := payloadKind(p.Payload) == codeModeInterruptKind
+	switch {
+	case approvalID != "" && (!approval || approvalID != p.InterruptID):
 		return nil, fail("the approval answers another request")
+	case approvalID == "" && approval:
+		return nil, fail("the call waits for an approval, not for a result")
 	}
 	var l codeLedger
 	if err := json.Unmarshal([]byte(c.Token), &l); err != nil || l.Pending <= 0 {
@@ -401,7 +416,7 @@ func (*needsApproval) Error() string { return "the call needs approval" }
 // call runs one tool call of the program: answered from the continuation
 // when it completed before, paused when it needs approval, else run by
 // invoke and recorded.
-func (p *programRun) call(call CodeToolCall, invoke func(ra routedApproval) (json.RawMessage, error)) (json.RawMessage, error) {
+func (p *programRun) call(ctx context.Context, call CodeToolCall, invoke func(ctx context.Context, ra routedApproval) (json.RawMessage, error)) (json.RawMessage, error) {
 	p.mu.Lock()
 	if rec, ok := p.replay[call.Seq]; ok {
 		p.mu.Unlock()
@@ -415,13 +430,17 @@ func (p *programRun) call(call CodeToolCall, invoke func(ra routedApproval) (jso
 		return nil, errPaused
 	}
 	ra := routedApproval{interrupt: true}
+	pc := &programCallState{}
 	if r := p.resume; r != nil && call.Seq == r.ledger.Pending {
 		pi := r.interrupt
 		if call.Name != pi.ToolName || !jsonEqual(call.Input, pi.Input) {
 			p.mu.Unlock()
 			return nil, divergence(call, pi.ToolName)
 		}
-		if !r.approved {
+		if payloadKind(pi.Payload) != codeModeInterruptKind {
+			// The tool asked for input: it runs again and gets the answer.
+			pc.resolution = r.resolution
+		} else if !r.approved {
 			denial := deniedError(call.Name, r.reason)
 			p.record(call, nil, denial)
 			p.mu.Unlock()
@@ -432,15 +451,24 @@ func (p *programRun) call(call CodeToolCall, invoke func(ra routedApproval) (jso
 	p.inFlight++
 	p.mu.Unlock()
 
-	out, err := invoke(ra)
+	out, err := invoke(context.WithValue(ctx, programCallKey{}, pc), ra)
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inFlight--
 	var na *needsApproval
-	if errors.As(err, &na) {
+	var ask *inputRequest
+	switch {
+	case errors.As(err, &na):
 		if p.paused == nil {
-			p.paused = &ledgerCall{Seq: call.Seq, Name: call.Name, Input: na.input}
+			p.paused = &ledgerCall{Seq: call.Seq, Name: call.Name, Input: na.input,
+				payload: json.RawMessage(`{"kind":"` + codeModeInterruptKind + `"}`)}
+		}
+		p.stopWhenIdle()
+		return nil, errPaused
+	case errors.As(err, &ask):
+		if p.paused == nil {
+			p.paused = &ledgerCall{Seq: call.Seq, Name: call.Name, Input: call.Input, payload: ask.payload}
 		}
 		p.stopWhenIdle()
 		return nil, errPaused
@@ -517,7 +545,7 @@ func (p *programRun) pause(js, outer string, b binding, secret []byte, maxAge ti
 	}
 	id := outer + ":tool-" + strconv.Itoa(pc.Seq)
 	pending := pendingInterruption{RunInterruptionID: "interrupt-" + strconv.Itoa(pc.Seq), InterruptID: id + ":interrupt",
-		ToolName: pc.Name, ToolCallID: id, Input: pc.Input, Payload: interruptPayload{Kind: codeModeInterruptKind}}
+		ToolName: pc.Name, ToolCallID: id, Input: pc.Input, Payload: pc.payload}
 	names := b.routed.Names()
 	slices.Sort(names)
 	c := codeContinuation{Version: 2, JS: js, OuterToolCallID: outer, ToolNames: names, Token: string(token),
@@ -542,9 +570,10 @@ func (p *programRun) pause(js, outer string, b binding, secret []byte, maxAge ti
 // approval request. It never leaves the engine: expandOutcome turns it
 // into those three parts.
 type pausedProgram struct {
-	result  ToolResult
-	call    ToolCall
-	request ToolApprovalRequest
+	result ToolResult
+	call   ToolCall
+	// request is nil when the call asks for input rather than approval.
+	request *ToolApprovalRequest
 }
 
 func (pausedProgram) ContentType() string { return "tool-result" }
@@ -563,8 +592,11 @@ func (r *run) pausedOutcome(outer *ToolCall, cp *codePaused) pausedProgram {
 	}
 	res := ToolResult{ToolCallID: outer.ToolCallID, ToolName: outer.ToolName, Input: outer.Input, Output: cp.raw,
 		Dynamic: outer.Dynamic, ToolMetadata: outer.ToolMetadata, ProviderMetadata: outer.ProviderMetadata, outputJSON: cp.raw}
-	return pausedProgram{result: res, call: call,
-		request: ToolApprovalRequest{ApprovalID: ci.InterruptID, ToolCall: call, Signature: r.signApproval(ci.InterruptID, call)}}
+	pp := pausedProgram{result: res, call: call}
+	if payloadKind(ci.Payload) == codeModeInterruptKind {
+		pp.request = &ToolApprovalRequest{ApprovalID: ci.InterruptID, ToolCall: call, Signature: r.signApproval(ci.InterruptID, call)}
+	}
+	return pp
 }
 
 // expandOutcome returns the parts an execution outcome adds to a step: a
@@ -572,7 +604,10 @@ func (r *run) pausedOutcome(outer *ToolCall, cp *codePaused) pausedProgram {
 // approval request.
 func expandOutcome(p ContentPart) []ContentPart {
 	if pp, ok := p.(pausedProgram); ok {
-		return []ContentPart{pp.result, pp.call, pp.request}
+		if pp.request == nil {
+			return []ContentPart{pp.result, pp.call}
+		}
+		return []ContentPart{pp.result, pp.call, *pp.request}
 	}
 	return []ContentPart{p}
 }
@@ -612,6 +647,9 @@ func (r *run) resumeProgram(s *step, a pendingApproval, calls map[string]ToolCal
 	}
 	// The latest paused output is the one the answer is for.
 	res, err := readContinuation(paused[len(paused)-1], a.call, a.approvalID, def.secrets(r.opts.ToolApprovalSecrets), r.eff.Now())
+	if err == nil && a.resolution == nil && a.approvalID == "" {
+		err = fail("no answer")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -630,7 +668,7 @@ func (r *run) resumeProgram(s *step, a pendingApproval, calls map[string]ToolCal
 	if err != nil {
 		return nil, fail("its code mode call is invalid: " + err.Error())
 	}
-	res.approved, res.reason = a.approved, a.reason
+	res.approved, res.reason, res.resolution = a.approved, a.reason, a.resolution
 	call.resume = res
 	return &callState{call: call, entry: e}, nil
 }
@@ -701,4 +739,89 @@ func (r *run) pausedStep(parts []ContentPart) {
 	if f := r.opts.OnStepEnd; f != nil {
 		callback("OnStepEnd", func() { f(st) })
 	}
+}
+
+// programCallKey keys the state of a program's tool call in its context.
+type programCallKey struct{}
+
+// programCallState is what a tool called by a pausable program may use.
+type programCallState struct {
+	// resolution is the person's answer when the call resumes a pause it
+	// asked for.
+	resolution json.RawMessage
+}
+
+// inputRequest is the error [RequestProgramInput] returns to pause a
+// program.
+type inputRequest struct {
+	payload json.RawMessage
+}
+
+func (e *inputRequest) Error() string {
+	return "the tool asked for input (" + payloadKind(e.payload) + "): return this error to pause the program"
+}
+
+// ErrNotInProgram is returned by [RequestProgramInput] outside a tool call
+// of a program that can pause.
+var ErrNotInProgram = errors.New("ai: RequestProgramInput works only in tool calls of code mode programs that pause (CodeModeApprovalInterrupt)")
+
+// RequestProgramInput lets a tool that code mode programs call ask a person
+// for input, pausing the program as an approval does (the code tool must
+// use [CodeModeApprovalInterrupt]). kind names what is asked (it must not
+// be empty, nor the approval kind "ai-sdk-code-mode/tool-approval");
+// details, when not nil, are added to the request's payload as JSON fields.
+//
+// The first time, it returns an error: return it from the tool. The program
+// pauses, the step reports the tool's call (marked as the program's, see
+// [ProgramCallOf]) and the generation stops; the code call's output holds
+// the request (payload {"kind": kind, ...details}). The person's answer
+// comes back as that call's tool result in the conversation (a chat
+// client's addToolOutput); the program then runs again, its completed
+// calls answered from the continuation, the tool runs again, and this time
+// RequestProgramInput returns the answer as JSON.
+func RequestProgramInput(ctx context.Context, kind string, details map[string]any) (json.RawMessage, error) {
+	pc, ok := ctx.Value(programCallKey{}).(*programCallState)
+	if !ok {
+		return nil, ErrNotInProgram
+	}
+	if pc.resolution != nil {
+		return pc.resolution, nil
+	}
+	if kind == "" || kind == codeModeInterruptKind {
+		return nil, &InvalidArgumentError{Parameter: "kind", Message: "a program input request needs a kind of its own"}
+	}
+	fields := map[string]any{}
+	for k, v := range details {
+		fields[k] = v
+	}
+	fields["kind"] = kind
+	payload, err := json.Marshal(fields)
+	if err != nil {
+		return nil, &InvalidArgumentError{Parameter: "details", Message: err.Error()}
+	}
+	return nil, &inputRequest{payload: payload}
+}
+
+// ProgramCallOf reports whether a tool call (its provider metadata) was
+// made by a paused code mode program, and returns the id of the code call
+// whose program made it. A chat page can show such calls as part of the
+// program.
+func ProgramCallOf(md ProviderMetadata) (codeCallID string, ok bool) {
+	return programCallOf(ProviderOptions(md))
+}
+
+// inputAnswer returns a person's answer to a program's request for input,
+// given as the call's tool result, as JSON.
+func inputAnswer(out ToolResultOutput) (json.RawMessage, bool) {
+	switch o := out.(type) {
+	case JSONOutput:
+		if !json.Valid(o.Value) {
+			return nil, false
+		}
+		return o.Value, true
+	case TextOutput:
+		raw, err := json.Marshal(o.Value)
+		return raw, err == nil
+	}
+	return nil, false
 }

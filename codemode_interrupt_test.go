@@ -368,3 +368,73 @@ func TestCodeModeInterruptReplayedAnswer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, [3]int32{1, 1, 1}, f.counts(), "the ledger refused the second use")
 }
+
+// A tool a program calls can ask a person for input: the program pauses
+// with the request in the code call's output, the answer comes back as the
+// call's result, and the program resumes with it; nothing ran twice.
+func TestCodeModeRequestProgramInput(t *testing.T) {
+	var asked, after atomic.Int32
+	type anyIn = map[string]any
+	ask := ai.NewTool(ai.ToolDef[anyIn, string]{Execute: func(ctx context.Context, in anyIn, _ ai.ToolExecutionOptions) (string, error) {
+		asked.Add(1)
+		answer, err := ai.RequestProgramInput(ctx, "confirm-amount", map[string]any{"question": in["q"]})
+		if err != nil {
+			return "", err
+		}
+		var s string
+		if err := json.Unmarshal(answer, &s); err != nil {
+			return "", err
+		}
+		return "the user said " + s, nil
+	}})
+	then := ai.NewTool(ai.ToolDef[anyIn, string]{Execute: func(context.Context, anyIn, ai.ToolExecutionOptions) (string, error) {
+		after.Add(1)
+		return "C", nil
+	}})
+	tools := ai.Tools{
+		{Name: "code", Tool: ai.CodeMode(&ai.CodeModeOptions{ApprovalMode: ai.CodeModeApprovalInterrupt})},
+		{Name: "ask", Tool: ask}, {Name: "finish", Tool: then},
+	}
+	opts := func(model provider.LanguageModel) ai.GenerateTextOptions {
+		return ai.GenerateTextOptions{Model: model, Tools: tools, StopWhen: ai.StepCountIs(5),
+			ToolCallers: []ai.CallerRoute{{Tool: "ask", Callers: []string{"code"}}, {Tool: "finish", Callers: []string{"code"}}}}
+	}
+	o := opts(aitest.NewModel(toolStep(codeCall("c1", `const a = await tools.ask({q: "How much?"}); const c = await tools.finish({}); return [a, c];`))))
+	o.Prompt = "go"
+	res, err := ai.GenerateText(context.Background(), o)
+	require.NoError(t, err)
+	require.Len(t, res.Steps, 1)
+	assert.Empty(t, res.Steps[0].ApprovalRequests(), "an input request is not an approval")
+	calls := res.Steps[0].ToolCalls()
+	require.Len(t, calls, 2)
+	paused := calls[1]
+	assert.Equal(t, "c1:tool-1", paused.ToolCallID)
+	codeCallID, ok := ai.ProgramCallOf(paused.ProviderMetadata)
+	assert.True(t, ok)
+	assert.Equal(t, "c1", codeCallID)
+	raw, err := json.Marshal(res.Steps[0].ToolResults()[0].Output)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"payload":{"kind":"confirm-amount","question":"How much?"}`)
+	assert.Equal(t, int32(1), asked.Load())
+	assert.Equal(t, int32(0), after.Load())
+
+	// The person answers with the call's result.
+	history := append([]ai.Message{ai.UserText("go")}, res.ResponseMessages...)
+	history = append(history, ai.ToolMessage{Content: []ai.ToolPart{
+		ai.ToolResultPart{ToolCallID: paused.ToolCallID, ToolName: "ask", Output: ai.TextOutput{Value: "five"}},
+	}})
+	model := aitest.NewModel(textStep("done"))
+	o = opts(model)
+	o.Messages = history
+	res, err = ai.GenerateText(context.Background(), o)
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Text)
+	assert.Equal(t, int32(2), asked.Load(), "the asking tool runs again to take the answer")
+	assert.Equal(t, int32(1), after.Load())
+	out := toolResultOf(t, model.Calls()[0].Prompt, "c1")
+	assert.JSONEq(t, `{"type":"json","value":["the user said five","C"]}`, out)
+
+	// Outside a pausable program there is nobody to ask.
+	_, err = ai.RequestProgramInput(context.Background(), "x", nil)
+	assert.ErrorIs(t, err, ai.ErrNotInProgram)
+}

@@ -133,6 +133,9 @@ type promptBuilder struct {
 	handed     int       // len(out) when it was last returned
 	pending    []string  // client tool calls without a result yet
 	pendingBuf [4]string
+	// programCalls are the ids of paused code mode programs' calls seen so
+	// far: neither they nor their results (a person's input) are sent.
+	programCalls []string
 }
 
 // build returns the prompt of instructions and messages.
@@ -140,6 +143,7 @@ func (b *promptBuilder) build(instructions []SystemMessage, messages []Message) 
 	if !b.extends(instructions, messages) {
 		b.instructions, b.src, b.out, b.handed, b.aliased = instructions, nil, nil, 0, false
 		b.pending = b.pendingBuf[:0]
+		b.programCalls = nil
 		if len(instructions) == 0 && len(messages) > 0 {
 			b.out, b.aliased = messages[:0], true
 		} else {
@@ -202,7 +206,7 @@ func (b *promptBuilder) add(msg Message) error {
 	case nil:
 		return &InvalidPromptError{Message: "a message is nil"}
 	case ToolMessage:
-		if c, ok := cleanTool(m); ok {
+		if c, ok := cleanTool(m, b.programCalls); ok {
 			m, msg, changed = c, c, true
 		}
 		for _, p := range m.Content {
@@ -222,6 +226,11 @@ func (b *promptBuilder) add(msg Message) error {
 			msg, changed = c, true
 		}
 	case AssistantMessage:
+		for _, p := range m.Content {
+			if c, ok := p.(ToolCallPart); ok && isProgramCall(c) {
+				b.programCalls = append(b.programCalls, c.ToolCallID)
+			}
+		}
 		if c, ok := cleanAssistant(m); ok {
 			m, msg, changed = c, c, true
 		}
@@ -366,16 +375,17 @@ func cleanAssistant(m AssistantMessage) (AssistantMessage, bool) {
 // cleanTool drops the approval responses the loop handled itself and keeps
 // those of provider-executed calls, without the flag (the provider learns
 // the decision, as in the reference's prompt).
-func cleanTool(m ToolMessage) (ToolMessage, bool) {
+func cleanTool(m ToolMessage, programCalls []string) (ToolMessage, bool) {
 	c, changed := keepParts(m.Content, func(p ToolPart) bool {
 		switch p := p.(type) {
 		case ToolApprovalResponsePart:
 			return p.ProviderExecuted
 		case ToolResultPart:
 			// The output of a code call whose program paused is for the
-			// application; the call waits for its final result.
+			// application (the call waits for its final result), and the
+			// result of a paused program's call is a person's input to it.
 			_, paused := pausedOutput(p.Output)
-			return !paused
+			return !paused && !slices.Contains(programCalls, p.ToolCallID)
 		}
 		return true
 	})

@@ -1,6 +1,7 @@
 package ai
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/aisdkgo/ai/provider"
@@ -30,6 +31,9 @@ type pendingApproval struct {
 	settled bool
 	// approved is the answer.
 	approved bool
+	// resolution is the answer to a paused program's call that asked for
+	// input (the call's result in the conversation), when it is one.
+	resolution json.RawMessage
 }
 
 // resume continues a generation whose last input message answers approval
@@ -113,6 +117,23 @@ func (r *run) resume(ev *resumeHooks) error {
 			denied = append(denied, pa)
 		}
 	}
+	// Results of paused programs' calls answer what the calls asked for.
+	for _, p := range last.Content {
+		tr, ok := p.(ToolResultPart)
+		if !ok {
+			continue
+		}
+		call, ok := calls[tr.ToolCallID]
+		if !ok || !isProgramCall(call) || answered[call.ToolCallID] {
+			continue
+		}
+		answer, ok := inputAnswer(tr.Output)
+		if !ok {
+			return &InvalidCodeModeContinuationError{ToolCallID: call.ToolCallID, Reason: "the answer is not JSON or text"}
+		}
+		answered[call.ToolCallID] = true
+		programs = append(programs, pendingApproval{call: call, resolution: answer})
+	}
 	if len(approved) == 0 && len(denied) == 0 && len(programs) == 0 {
 		return nil
 	}
@@ -144,7 +165,11 @@ func (r *run) resume(ev *resumeHooks) error {
 			continue
 		}
 		if l := r.opts.ApprovalLedger; l != nil {
-			first, err := l.Claim(s.ctx, a.approvalID, a.call.ToolCallID)
+			claim := a.approvalID
+			if claim == "" {
+				claim = a.call.ToolCallID + ":interrupt"
+			}
+			first, err := l.Claim(s.ctx, claim, a.call.ToolCallID)
 			if err != nil {
 				return err
 			}
@@ -239,7 +264,10 @@ func (r *run) resume(ev *resumeHooks) error {
 		// step of their own (a stream reports them already expanded).
 		switch p := out.(type) {
 		case pausedProgram:
-			paused = append(paused, p.call, p.request)
+			paused = append(paused, p.call)
+			if p.request != nil {
+				paused = append(paused, *p.request)
+			}
 			out = p.result
 		case ToolCall, ToolApprovalRequest:
 			paused = append(paused, p)

@@ -98,6 +98,12 @@ func (c *converterIn) vouched(p ToolPart) bool {
 	if !p.ProviderExecuted && (!known || !ai.RunsHere(t)) {
 		return true
 	}
+	if _, program := ai.ProgramCallOf(p.CallProviderMetadata); program {
+		// A person's answer to a paused program's call: the generation
+		// checks it against the program's signed continuation, and it
+		// never reaches the model as the tool's result.
+		return true
+	}
 	if verifyResult(secrets, p) {
 		return true
 	}
