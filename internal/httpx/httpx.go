@@ -212,13 +212,9 @@ func (r *Response) readBody() ([]byte, error) {
 		return io.ReadAll(body)
 	}
 	data := make([]byte, n)
-	got, err := io.ReadFull(body, data)
-	switch {
-	case err == io.ErrUnexpectedEOF:
-		// Fewer bytes than announced: the transport reports a cut body
-		// itself, but a reader in between may not.
-		return data[:got], err
-	case err != nil:
+	if got, err := io.ReadFull(body, data); err != nil {
+		// Fewer bytes than announced (io.ErrUnexpectedEOF when the reader
+		// itself saw a clean end): the body was cut off.
 		return data[:got], err
 	}
 	// The transport stops at the announced length; read on anyway, to see
