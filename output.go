@@ -332,6 +332,7 @@ func (o *outputSpec) parse(text string) (any, json.RawMessage, string, error) {
 	var checked []byte
 	switch o.kind {
 	case "object":
+		data = o.schema.nullsAsAbsent(data)
 		if err := o.schema.validate(data); err != nil {
 			return nil, nil, msgMismatch, err
 		}
@@ -378,6 +379,8 @@ func (o *outputSpec) arrayElements(data []byte) ([]json.RawMessage, error) {
 		return nil, fmt.Errorf("the elements array must have at most %d items", *o.max)
 	}
 	for i, e := range elems {
+		e = o.schema.nullsAsAbsent(e)
+		elems[i] = e
 		if err := o.schema.validate(e); err != nil {
 			return nil, fmt.Errorf("element %d: %w", i, err)
 		}

@@ -50,7 +50,7 @@ func newOutputFilter(ss *streamStep) *outputFilter {
 			if parseJSON(elem) != nil {
 				return partialjson.NotJSON
 			}
-			if spec.schema.validate(elem) != nil {
+			if spec.schema.validate(spec.schema.nullsAsAbsent(elem)) != nil {
 				return partialjson.Rejected
 			}
 			return partialjson.Accepted
@@ -137,7 +137,7 @@ func (f *outputFilter) elements(partial partialValue) bool {
 			// More elements than allowed: the final output fails.
 			return true
 		}
-		e := OutputElement{Index: out.elements, Value: bytes.Clone(partial.elems[out.elements])}
+		e := OutputElement{Index: out.elements, Value: bytes.Clone(f.spec.schema.nullsAsAbsent(partial.elems[out.elements]))}
 		out.elements++
 		if !f.emit(e) {
 			return false

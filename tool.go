@@ -398,6 +398,10 @@ func newFunctionTool[In, Out any](def ToolDef[In, Out], dynamic bool) (*Function
 		strict:      def.Strict,
 		cache:       &defCache{},
 	}
+	if def.InputExamples != nil {
+		// An empty list is kept: it is sent as such, as the reference does.
+		t.inputExamples = make([]json.RawMessage, 0, len(def.InputExamples))
+	}
 	for i, ex := range def.InputExamples {
 		b, err := json.Marshal(ex)
 		if err != nil {

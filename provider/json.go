@@ -245,12 +245,17 @@ func (d FileText) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the function tool definition as
-// {"type":"function","name",...}.
+// {"type":"function","name",...}. Empty input examples and provider
+// options that are set (not nil) are written as [] and {}, as the
+// reference keeps them; nil ones are left out.
 func (t FunctionTool) MarshalJSON() ([]byte, error) {
 	type example struct {
 		Input json.RawMessage `json:"input"`
 	}
 	var examples []example
+	if t.InputExamples != nil {
+		examples = make([]example, 0, len(t.InputExamples))
+	}
 	for _, e := range t.InputExamples {
 		examples = append(examples, example{jsonOrNull(e)})
 	}
@@ -259,9 +264,9 @@ func (t FunctionTool) MarshalJSON() ([]byte, error) {
 		Name            string          `json:"name"`
 		Description     string          `json:"description,omitempty"`
 		InputSchema     json.RawMessage `json:"inputSchema"`
-		InputExamples   []example       `json:"inputExamples,omitempty"`
+		InputExamples   []example       `json:"inputExamples,omitzero"`
 		Strict          *bool           `json:"strict,omitempty"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitzero"`
 	}{"function", t.Name, t.Description, jsonOrNull(t.InputSchema), examples, t.Strict, t.ProviderOptions})
 }
 
@@ -917,6 +922,9 @@ func UnmarshalTool(data []byte) (Tool, error) {
 		ft := &FunctionTool{Name: t.Name, Description: t.Description, Strict: t.Strict, ProviderOptions: t.ProviderOptions}
 		if string(t.InputSchema) != "null" {
 			ft.InputSchema = t.InputSchema
+		}
+		if t.InputExamples != nil {
+			ft.InputExamples = make([]json.RawMessage, 0, len(t.InputExamples))
 		}
 		for _, e := range t.InputExamples {
 			ft.InputExamples = append(ft.InputExamples, e.Input)

@@ -81,3 +81,24 @@ func TestToolRoundTrip(t *testing.T) {
 	_, err = provider.UnmarshalTools([]byte(`[{"type":"function","name":"a"},{"type":"x"}]`))
 	assert.ErrorContains(t, err, "tool 1")
 }
+
+// TestToolEmptyValues checks that empty (not nil) input examples and
+// provider options are written as [] and {}, as the reference keeps them in
+// the tools a model receives, and read back as empty, not nil.
+func TestToolEmptyValues(t *testing.T) {
+	tool := &provider.FunctionTool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`),
+		InputExamples: []json.RawMessage{}, ProviderOptions: provider.ProviderOptions{}}
+	data, err := json.Marshal(tool)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type":"function","name":"t","inputSchema":{"type":"object"},"inputExamples":[],"providerOptions":{}}`, string(data))
+	got, err := provider.UnmarshalTool(data)
+	require.NoError(t, err)
+	assert.Equal(t, tool, got)
+	ft := got.(*provider.FunctionTool)
+	assert.NotNil(t, ft.InputExamples)
+	assert.NotNil(t, ft.ProviderOptions)
+
+	bare, err := json.Marshal(&provider.FunctionTool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type":"function","name":"t","inputSchema":{"type":"object"}}`, string(bare))
+}

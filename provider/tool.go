@@ -22,12 +22,15 @@ type FunctionTool struct {
 	Description string
 	// InputSchema is the JSON Schema of the tool's input.
 	InputSchema json.RawMessage
-	// InputExamples are example inputs, each a JSON value.
+	// InputExamples are example inputs, each a JSON value. An empty list
+	// that is not nil is sent as an empty list by providers that send
+	// examples; nil sends none.
 	InputExamples []json.RawMessage
 	// Strict asks providers that support it to generate inputs that always
 	// match the schema. Nil means not set.
 	Strict *bool
-	// ProviderOptions carry provider-specific settings for this tool.
+	// ProviderOptions carry provider-specific settings for this tool. An
+	// empty map that is not nil is kept as {} in the definition's JSON.
 	ProviderOptions ProviderOptions
 }
 

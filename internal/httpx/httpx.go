@@ -169,7 +169,7 @@ func (r *Response) Fail(message string, retryable bool, body []byte, cause error
 // *provider.InvalidResponseDataError as its cause).
 func (r *Response) ReadJSON(ctx context.Context, v any) ([]byte, error) {
 	defer r.HTTP.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(r.HTTP.Body, MaxBody+1))
+	data, err := r.readBody()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -196,6 +196,36 @@ func (r *Response) ReadJSON(ctx context.Context, v any) ([]byte, error) {
 			msg = fmt.Sprintf("the response is not JSON (Content-Type %q): %s", r.HTTP.Header.Get("Content-Type"), snippet(data))
 		}
 		return data, r.Fail(msg, false, data, invalid)
+	}
+	return data, nil
+}
+
+// readBody reads the whole body, at most MaxBody+1 bytes of it. A body of
+// known length is read into one slice of that size; any other is gathered
+// by io.ReadAll, which copies what it gathered into one slice of the final
+// size. Either way the body is held once when decoding starts: the bytes
+// are decoded in place and kept as the result's raw body.
+func (r *Response) readBody() ([]byte, error) {
+	body := io.LimitReader(r.HTTP.Body, MaxBody+1)
+	n := r.HTTP.ContentLength
+	if n <= 0 || n > MaxBody {
+		return io.ReadAll(body)
+	}
+	data := make([]byte, n)
+	if got, err := io.ReadFull(body, data); err != nil {
+		// Fewer bytes than announced (io.ErrUnexpectedEOF when the reader
+		// itself saw a clean end): the body was cut off.
+		return data[:got], err
+	}
+	// The transport stops at the announced length; read on anyway, to see
+	// the end (or an error) of a body that is not framed by it.
+	var probe [1]byte
+	switch m, err := body.Read(probe[:]); {
+	case m > 0:
+		rest, err := io.ReadAll(body)
+		return append(append(data, probe[0]), rest...), err
+	case err != nil && err != io.EOF:
+		return data, err
 	}
 	return data, nil
 }

@@ -140,3 +140,36 @@ func TestEventsEndsWithTheContext(t *testing.T) {
 		t.Errorf("got %v, want the context's cause", last)
 	}
 }
+
+// TestReadJSONAnnouncedLength reads bodies whose length is announced: in
+// full into a slice of that length, cut short (a retryable error), longer
+// than announced (read to the end all the same) and announced over the
+// limit (gathered as it comes).
+func TestReadJSONAnnouncedLength(t *testing.T) {
+	read := func(body string, length int64) (map[string]string, []byte, error) {
+		r := response("application/json", strings.NewReader(body))
+		r.HTTP.ContentLength = length
+		var v map[string]string
+		raw, err := r.ReadJSON(context.Background(), &v)
+		return v, raw, err
+	}
+	v, raw, err := read(`{"a":"b"}`, 9)
+	if err != nil || v["a"] != "b" || string(raw) != `{"a":"b"}` || cap(raw) != 9 {
+		t.Fatalf("exact: %v %q (cap %d) %v", v, raw, cap(raw), err)
+	}
+	_, _, err = read(`{"a":`, 9)
+	var api *provider.APICallError
+	if !errors.As(err, &api) || !api.Retryable || !strings.Contains(api.Message, "cut off after 5 bytes") {
+		t.Fatalf("cut: %v", err)
+	}
+	v, raw, err = read(`{"a":"b"}  `, 9)
+	if err != nil || v["a"] != "b" || string(raw) != `{"a":"b"}  ` {
+		t.Fatalf("longer: %v %q %v", v, raw, err)
+	}
+	// A length over the limit is not allocated; the body is gathered as
+	// it comes.
+	v, _, err = read(`{"a":"c"}`, MaxBody+1)
+	if err != nil || v["a"] != "c" {
+		t.Fatalf("over the limit: %v %v", v, err)
+	}
+}

@@ -104,11 +104,20 @@ func TestToolArguments(t *testing.T) {
 }
 
 func TestContentPieces(t *testing.T) {
-	assert.Nil(t, contentPieces(nil))
-	assert.Nil(t, contentPieces(json.RawMessage(`""`)))
-	assert.Equal(t, []contentPiece{{text: "a"}}, contentPieces(json.RawMessage(`"a"`)))
-	assert.Equal(t, []contentPiece{{reasoning: true, text: "xy"}, {text: "z"}}, contentPieces(json.RawMessage(
-		`[{"type":"thinking","thinking":[{"type":"text","text":"x"},{"type":"other"},{"type":"text","text":"y"}]},{"type":"text","text":"z"},{"type":"image"}]`)))
+	pieces := func(raw string) []contentPiece {
+		var c messageContent
+		if raw != "" {
+			require.NoError(t, json.Unmarshal([]byte(raw), &c))
+		}
+		return contentPieces(c)
+	}
+	assert.Nil(t, pieces(""))
+	assert.Nil(t, pieces(`null`))
+	assert.Nil(t, pieces(`""`))
+	assert.Nil(t, pieces(`3`))
+	assert.Equal(t, []contentPiece{{text: "a\n\"b\""}}, pieces(`"a\n\"b\""`))
+	assert.Equal(t, []contentPiece{{reasoning: true, text: "xy"}, {text: "z"}}, pieces(
+		`[{"type":"thinking","thinking":[{"type":"text","text":"x"},{"type":"other"},{"type":"text","text":"y"}]},{"type":"text","text":"z"},{"type":"image"}]`))
 }
 
 func TestNormalizeSchema(t *testing.T) {

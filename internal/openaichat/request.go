@@ -176,8 +176,10 @@ func (m *Model) prepare(opts *provider.CallOptions, stream bool) (*preparedCall,
 					return nil, err
 				}
 				warnings = append(warnings, schemaWarnings...)
-				if w := StrictWarning(schema); strict && w != nil {
-					warnings = append(warnings, *w)
+				if strict {
+					var strictWarnings []provider.Warning
+					schema, strictWarnings = StrictSchema(schema)
+					warnings = append(warnings, strictWarnings...)
 				}
 			}
 			js := map[string]any{"schema": schema, "strict": strict, "name": name}

@@ -24,7 +24,7 @@ type responseChoice struct {
 // wireMessage is an assistant message or a streamed delta of one.
 type wireMessage struct {
 	// Content is a string or (Mistral and others) an array of typed parts.
-	Content json.RawMessage `json:"content"`
+	Content messageContent `json:"content"`
 	// Refusal is set instead of content when the model refuses; servers that
 	// send a non-string value here are ignored.
 	Refusal          json.RawMessage `json:"refusal"`
@@ -95,19 +95,34 @@ type contentPiece struct {
 	text      string
 }
 
+// messageContent is the content of a message: a string, decoded as it is
+// read (it can be the whole of a long answer), or anything else, kept raw.
+type messageContent struct {
+	text  httpx.Text
+	other json.RawMessage
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *messageContent) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '"' {
+		return c.text.UnmarshalJSON(data)
+	}
+	if string(data) != "null" {
+		c.other = append(json.RawMessage(nil), data...)
+	}
+	return nil
+}
+
 // contentPieces reads message content that is a string or an array of
 // {"type": "text", "text"} and {"type": "thinking", "thinking": [{"type":
 // "text", "text"}]} parts. Empty pieces are dropped.
-func contentPieces(raw json.RawMessage) []contentPiece {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
+func contentPieces(c messageContent) []contentPiece {
+	if c.text != "" {
+		return []contentPiece{{text: string(c.text)}}
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if s == "" {
-			return nil
-		}
-		return []contentPiece{{text: s}}
+	raw := c.other
+	if len(raw) == 0 {
+		return nil
 	}
 	var parts []struct {
 		Type     string          `json:"type"`

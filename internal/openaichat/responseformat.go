@@ -1,6 +1,7 @@
 package openaichat
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -130,57 +131,169 @@ func hasLookaround(p string) bool {
 	return false
 }
 
-// StrictWarning returns a warning when schema cannot be used in OpenAI's
-// strict mode as it is, because an object leaves some of its properties
-// out of "required" (as a Go struct's omitempty and pointer fields do):
-// strict mode requires every property, and the API rejects such a schema.
-// It returns nil for a schema that strict mode accepts in this respect.
-func StrictWarning(schema json.RawMessage) *provider.Warning {
+// StrictSchema rewrites a response format schema for OpenAI's strict mode,
+// which requires every property of an object in "required" and
+// "additionalProperties": false on every object. Each object with
+// properties gets both; a property that was not required becomes nullable
+// (its type joined with "null", or the schema wrapped in an anyOf with
+// {"type": "null"} where a type alone would not admit null), so the model
+// answers null where it would have left the property out. Nested objects,
+// array items, definitions and the branches of anyOf, oneOf and allOf are
+// rewritten the same way. The generation reads such a null back as the
+// property's absence before it checks and decodes the output (see
+// [ai.OutputObject]).
+//
+// An object whose additionalProperties is a schema (a Go map) or that has
+// no properties cannot be written for strict mode; it is left as it is,
+// with a warning, and the API is likely to refuse it.
+func StrictSchema(schema json.RawMessage) (json.RawMessage, []provider.Warning) {
 	var v any
-	if json.Unmarshal(schema, &v) != nil {
-		return nil
+	d := json.NewDecoder(bytes.NewReader(schema))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return schema, nil
 	}
-	var optional []string
-	var walk func(v any, at string)
-	walk = func(v any, at string) {
-		switch v := v.(type) {
-		case map[string]any:
-			props, _ := v["properties"].(map[string]any)
-			required := map[string]bool{}
-			if list, ok := v["required"].([]any); ok {
-				for _, r := range list {
-					if s, ok := r.(string); ok {
-						required[s] = true
-					}
-				}
+	var st strictRewriter
+	st.rewrite(v, "")
+	var warnings []provider.Warning
+	if len(st.open) > 0 {
+		warnings = append(warnings, provider.Warning{Type: "compatibility", Feature: "strict JSON schema with open objects",
+			Details: "OpenAI's strict mode requires \"additionalProperties\": false on every object, which " +
+				strings.Join(st.open, ", ") + " cannot have (a map, or an object without properties); the API may reject the schema. " +
+				"Give them fixed properties or set the strictJsonSchema provider option to false."})
+	}
+	if !st.changed {
+		return schema, warnings
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return schema, warnings
+	}
+	return out, warnings
+}
+
+type strictRewriter struct {
+	changed bool
+	// open lists the objects that cannot be closed, by path.
+	open []string
+}
+
+func (st *strictRewriter) rewrite(v any, at string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	props, hasProps := m["properties"].(map[string]any)
+	if hasProps && len(props) > 0 {
+		required := map[string]bool{}
+		list, _ := m["required"].([]any)
+		for _, r := range list {
+			if s, ok := r.(string); ok {
+				required[s] = true
 			}
-			for _, name := range slices.Sorted(maps.Keys(props)) {
-				if !required[name] {
-					optional = append(optional, at+name)
-				}
-				walk(props[name], at+name+".")
+		}
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			st.rewrite(props[name], at+name+".")
+			if !required[name] {
+				props[name] = nullable(props[name])
+				list = append(list, name)
+				st.changed = true
 			}
-			for _, k := range slices.Sorted(maps.Keys(v)) {
-				switch k {
-				case "properties", "enum", "const", "default", "examples":
-				case "items":
-					walk(v[k], at+"[].")
-				default:
-					walk(v[k], at)
-				}
+		}
+		m["required"] = list
+		switch ap := m["additionalProperties"].(type) {
+		case nil, bool:
+			if ap != false {
+				m["additionalProperties"] = false
+				st.changed = true
 			}
-		case []any:
-			for _, e := range v {
-				walk(e, at)
+		default:
+			st.open = append(st.open, strings.TrimSuffix(at, ".")+"(additionalProperties)")
+		}
+	} else if isObjectType(m["type"]) {
+		if ap, ok := m["additionalProperties"]; ok && ap != false {
+			st.open = append(st.open, objectPath(at))
+		} else if !ok {
+			st.open = append(st.open, objectPath(at))
+		}
+	}
+	for _, k := range []string{"$defs", "definitions"} {
+		if defs, ok := m[k].(map[string]any); ok {
+			for _, name := range slices.Sorted(maps.Keys(defs)) {
+				st.rewrite(defs[name], at+"#"+name+".")
 			}
 		}
 	}
-	walk(v, "")
-	if len(optional) == 0 {
-		return nil
+	if ap, ok := m["additionalProperties"].(map[string]any); ok {
+		st.rewrite(ap, at+"*.")
 	}
-	return &provider.Warning{Type: "compatibility", Feature: "strict JSON schema with optional properties",
-		Details: "OpenAI's strict mode requires every property of an object, but " + strings.Join(optional, ", ") +
-			" are not required (omitempty or pointer fields); the API may reject the schema. " +
-			"Make them required (nullable where they may be absent) or set the strictJsonSchema provider option to false."}
+	for _, k := range []string{"items", "anyOf", "oneOf", "allOf"} {
+		switch sub := m[k].(type) {
+		case []any:
+			for _, s := range sub {
+				st.rewrite(s, at+"[].")
+			}
+		case map[string]any:
+			st.rewrite(sub, at+"[].")
+		}
+	}
+}
+
+func objectPath(at string) string {
+	if at == "" {
+		return "the root object"
+	}
+	return strings.TrimSuffix(at, ".")
+}
+
+func isObjectType(t any) bool {
+	switch t := t.(type) {
+	case string:
+		return t == "object"
+	case []any:
+		return slices.Contains(t, any("object"))
+	}
+	return false
+}
+
+// nullable returns a schema that also admits null: a type joined with
+// "null" when the schema is a plain type, else an anyOf of the schema and
+// {"type": "null"}. A schema that admits null already is returned as it is.
+func nullable(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	_, hasEnum := m["enum"]
+	_, hasConst := m["const"]
+	plain := !hasEnum && !hasConst && m["$ref"] == nil && m["anyOf"] == nil && m["oneOf"] == nil && m["allOf"] == nil
+	switch t := m["type"].(type) {
+	case string:
+		if t == "null" {
+			return v
+		}
+		if plain {
+			m["type"] = []any{t, "null"}
+			return m
+		}
+	case []any:
+		if slices.Contains(t, any("null")) {
+			if enum, _ := m["enum"].([]any); !hasEnum || slices.Contains(enum, nil) {
+				return v
+			}
+		} else if plain {
+			m["type"] = append(t, "null")
+			return m
+		}
+	}
+	if branches, ok := m["anyOf"].([]any); ok && len(m) == 1 {
+		for _, b := range branches {
+			if bm, ok := b.(map[string]any); ok && bm["type"] == "null" && len(bm) == 1 {
+				return v
+			}
+		}
+		m["anyOf"] = append(branches, map[string]any{"type": "null"})
+		return m
+	}
+	return map[string]any{"anyOf": []any{v, map[string]any{"type": "null"}}}
 }

@@ -137,7 +137,7 @@ type functionToolWire struct {
 	Strict              *bool             `json:"strict,omitempty"`
 	DeferLoading        *bool             `json:"defer_loading,omitempty"`
 	AllowedCallers      []string          `json:"allowed_callers,omitempty"`
-	InputExamples       []json.RawMessage `json:"input_examples,omitempty"`
+	InputExamples       []json.RawMessage `json:"input_examples,omitzero"`
 }
 
 // toolChoiceWire is the tool_choice object.
@@ -282,6 +282,10 @@ func functionTool(t *provider.FunctionTool, s toolSetup, out *preparedTools) *fu
 			})
 		}
 	}
+	if t.InputExamples != nil {
+		// An empty list is sent as one, as the reference does.
+		w.InputExamples = make([]json.RawMessage, 0, len(t.InputExamples))
+	}
 	for _, ex := range t.InputExamples {
 		if len(ex) == 0 {
 			ex = json.RawMessage("null")
@@ -291,7 +295,7 @@ func functionTool(t *provider.FunctionTool, s toolSetup, out *preparedTools) *fu
 	if s.structuredOutput {
 		out.betas = append(out.betas, "structured-outputs-2025-11-13")
 	}
-	if len(t.InputExamples) > 0 || opts.AllowedCallers != nil {
+	if t.InputExamples != nil || opts.AllowedCallers != nil {
 		out.betas = append(out.betas, "advanced-tool-use-2025-11-20")
 	}
 	return w

@@ -243,3 +243,23 @@ func TestRequestJSONResponseTool(t *testing.T) {
 	body = bodyMap(t, req)
 	assert.Equal(t, "application/json", body["generationConfig"].(map[string]any)["responseMimeType"])
 }
+
+// TestRequestEmptyToolValues checks the declarations of tools with no
+// description, empty input examples and empty provider options against
+// what @ai-sdk/google 4.0.121 sends through ai 7.0.173 for the same tools:
+// the description is always sent (empty when there is none) and examples
+// and options are not.
+func TestRequestEmptyToolValues(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)
+	_, req := generate(t, "gemini-2.5-flash", &provider.CallOptions{Tools: []provider.Tool{
+		&provider.FunctionTool{Name: "noDesc", InputSchema: schema},
+		&provider.FunctionTool{Name: "emptyExamples", Description: "d", InputSchema: schema, InputExamples: []json.RawMessage{}},
+		&provider.FunctionTool{Name: "emptyOptions", Description: "d", InputSchema: schema, ProviderOptions: provider.ProviderOptions{}},
+	}})
+	tools, err := json.Marshal(bodyMap(t, req)["tools"])
+	require.NoError(t, err)
+	assert.JSONEq(t, `[{"functionDeclarations":[
+		{"name":"noDesc","description":"","parametersJsonSchema":{"type":"object","properties":{"city":{"type":"string"}}}},
+		{"name":"emptyExamples","description":"d","parametersJsonSchema":{"type":"object","properties":{"city":{"type":"string"}}}},
+		{"name":"emptyOptions","description":"d","parametersJsonSchema":{"type":"object","properties":{"city":{"type":"string"}}}}]}]`, string(tools))
+}

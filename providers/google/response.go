@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/aisdkgo/ai/internal/httpx"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -34,7 +35,7 @@ type wireContent struct {
 }
 
 type wirePart struct {
-	Text                *string           `json:"text"`
+	Text                *httpx.Text       `json:"text"`
 	Thought             bool              `json:"thought"`
 	ThoughtSignature    string            `json:"thoughtSignature"`
 	FunctionCall        *wireFunctionCall `json:"functionCall"`
@@ -399,9 +400,9 @@ func (c *responseConverter) generateContent(parts []wirePart) ([]provider.Conten
 				continue
 			}
 			if p.Thought {
-				out = append(out, provider.Reasoning{Text: *p.Text, ProviderMetadata: md})
+				out = append(out, provider.Reasoning{Text: string(*p.Text), ProviderMetadata: md})
 			} else {
-				out = append(out, provider.Text{Text: *p.Text, ProviderMetadata: md})
+				out = append(out, provider.Text{Text: string(*p.Text), ProviderMetadata: md})
 			}
 		}
 	}

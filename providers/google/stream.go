@@ -233,14 +233,14 @@ func (st *streamState) part(p *wirePart) ([]provider.StreamPart, error) {
 				st.reasoning = st.newBlock()
 				emit(provider.ReasoningStart{ID: st.reasoning, ProviderMetadata: md})
 			}
-			emit(provider.ReasoningDelta{ID: st.reasoning, Delta: *p.Text, ProviderMetadata: md})
+			emit(provider.ReasoningDelta{ID: st.reasoning, Delta: string(*p.Text), ProviderMetadata: md})
 		default:
 			emit(st.closeReasoning()...)
 			if st.text == "" {
 				st.text = st.newBlock()
 				emit(provider.TextStart{ID: st.text, ProviderMetadata: md})
 			}
-			emit(provider.TextDelta{ID: st.text, Delta: *p.Text, ProviderMetadata: md})
+			emit(provider.TextDelta{ID: st.text, Delta: string(*p.Text), ProviderMetadata: md})
 		}
 	case p.InlineData != nil:
 		emit(st.closeBlocks()...)

@@ -216,8 +216,10 @@ func (m *responsesModel) prepare(opts *provider.CallOptions) (*responsesCall, er
 				return nil, err
 			}
 			warnings = append(warnings, schemaWarnings...)
-			if w := openaichat.StrictWarning(schema); strict && w != nil {
-				warnings = append(warnings, *w)
+			if strict {
+				var strictWarnings []provider.Warning
+				schema, strictWarnings = openaichat.StrictSchema(schema)
+				warnings = append(warnings, strictWarnings...)
 			}
 			format := map[string]any{"type": "json_schema", "strict": strict, "name": name, "schema": schema}
 			if rf.Description != "" {

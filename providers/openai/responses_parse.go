@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aisdkgo/ai/internal/httpx"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -86,7 +87,7 @@ type outputItem struct {
 // reasoning item (summary_text, reasoning_text).
 type contentPart struct {
 	Type        string            `json:"type"`
-	Text        string            `json:"text"`
+	Text        httpx.Text        `json:"text"`
 	Refusal     string            `json:"refusal"`
 	Annotations []json.RawMessage `json:"annotations"`
 	Logprobs    json.RawMessage   `json:"logprobs"`
@@ -331,12 +332,12 @@ func meta(kv map[string]any) provider.ProviderMetadata {
 func reasoningTexts(item *outputItem) []string {
 	var out []string
 	for _, s := range item.Summary {
-		out = append(out, s.Text)
+		out = append(out, string(s.Text))
 	}
 	if len(out) == 0 {
 		for _, c := range item.Content {
 			if c.Type == "reasoning_text" {
-				out = append(out, c.Text)
+				out = append(out, string(c.Text))
 			}
 		}
 	}
@@ -367,7 +368,7 @@ func (m *responsesModel) parseResponse(r *response, call *responsesCall) *provid
 				var b strings.Builder
 				for _, part := range item.Content {
 					if part.Type == "output_text" {
-						b.WriteString(part.Text)
+						b.WriteString(string(part.Text))
 					} else {
 						b.WriteString(part.Refusal)
 					}
@@ -391,7 +392,7 @@ func (m *responsesModel) parseResponse(r *response, call *responsesCall) *provid
 				if len(part.Annotations) > 0 {
 					md["annotations"] = rawValues(part.Annotations)
 				}
-				text := provider.Text{Text: part.Text, ProviderMetadata: meta(md)}
+				text := provider.Text{Text: string(part.Text), ProviderMetadata: meta(md)}
 				var sources []provider.Content
 				for _, a := range part.Annotations {
 					src, cit, ok := annotationSource(a, m.newID())

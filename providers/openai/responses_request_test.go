@@ -19,7 +19,7 @@ func responsesBody(t *testing.T, modelID string, opts *provider.CallOptions) (ma
 	srv := replay.NewServer(t, replay.JSON([]byte(responsesOK)))
 	res, err := newProvider(srv).Responses(modelID).Generate(context.Background(), opts)
 	require.NoError(t, err)
-	return srv.Last(t).JSON(t), withoutStrictWarning(res.Warnings)
+	return srv.Last(t).JSON(t), res.Warnings
 }
 
 func callWith(tools []provider.Tool, choice provider.ToolChoice) *provider.CallOptions {
@@ -274,7 +274,7 @@ func TestResponsesRequestBodies(t *testing.T) {
 			name:   "json response format with schema",
 			model:  "gpt-4o",
 			opts:   &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ResponseFormat: &provider.ResponseFormat{Type: "json", Schema: schema, Name: "num", Description: "A number."}},
-			want:   `{"text":{"format":{"type":"json_schema","strict":true,"name":"num","description":"A number.","schema":{"type":"object","properties":{"n":{"type":"number"}}}}}}`,
+			want:   `{"text":{"format":{"type":"json_schema","strict":true,"name":"num","description":"A number.","schema":{"type":"object","properties":{"n":{"type":["number","null"]}},"required":["n"],"additionalProperties":false}}}}`,
 			absent: []string{"response_format"},
 		},
 		{
@@ -290,7 +290,7 @@ func TestResponsesRequestBodies(t *testing.T) {
 			opts: &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ResponseFormat: &provider.ResponseFormat{Type: "json", Schema: schema},
 				Tools:      []provider.Tool{&provider.FunctionTool{Name: "lookup", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 				ToolChoice: provider.ToolChoice{Type: provider.ToolChoiceAuto}},
-			want: `{"text":{"format":{"type":"json_schema","strict":true,"name":"response","schema":{"type":"object","properties":{"n":{"type":"number"}}}}},
+			want: `{"text":{"format":{"type":"json_schema","strict":true,"name":"response","schema":{"type":"object","properties":{"n":{"type":["number","null"]}},"required":["n"],"additionalProperties":false}}},
 				"tools":[{"type":"function","name":"lookup","parameters":{"type":"object"},"strict":false}],"tool_choice":"auto"}`,
 		},
 		{
@@ -298,7 +298,7 @@ func TestResponsesRequestBodies(t *testing.T) {
 			model: "gpt-4o",
 			opts: &provider.CallOptions{Prompt: []provider.Message{userText("Hi")}, ResponseFormat: &provider.ResponseFormat{Type: "json",
 				Schema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","pattern":"^(?<!a)b"}}}`)}},
-			want: `{"text":{"format":{"type":"json_schema","strict":true,"name":"response","schema":{"type":"object","properties":{"id":{"type":"string"}}}}}}`,
+			want: `{"text":{"format":{"type":"json_schema","strict":true,"name":"response","schema":{"type":"object","properties":{"id":{"type":["string","null"]}},"required":["id"],"additionalProperties":false}}}}`,
 			warnings: []provider.Warning{{Type: "compatibility", Feature: "JSON Schema pattern with regex lookaround",
 				Details: "OpenAI does not accept regex look-arounds in JSON Schema patterns; the pattern was removed, so it is not enforced."}},
 		},

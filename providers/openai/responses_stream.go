@@ -580,7 +580,7 @@ func (s *responsesStream) itemDone(e *streamEvent) {
 			var text strings.Builder
 			for _, c := range item.Content {
 				if c.Type == "output_text" {
-					text.WriteString(c.Text)
+					text.WriteString(string(c.Text))
 				}
 			}
 			if text.Len() > 0 {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package heapprobe
+
+const raceEnabled = false
