@@ -9,6 +9,15 @@
 //	    chat <model>            the model call (retries are "ai.retry" events)
 //	    execute_tool <tool>     a tool call; code mode's nested calls are its children
 //
+// The observer also records the metrics of the semantic conventions for
+// generative AI clients with the meter provider of [Options.MeterProvider]:
+// gen_ai.client.token.usage (the input and output tokens of each model
+// call), gen_ai.client.operation.duration (the duration of each model call,
+// tool execution and generation, told apart by gen_ai.operation.name) and,
+// for streams, gen_ai.client.operation.time_to_first_chunk. Metrics do not
+// depend on sampling: a generation whose spans are not recorded is still
+// measured.
+//
 // Spans are parented through context.Context: the generation's span is a
 // child of the span in the caller's context, and a tool's own spans (started
 // from the context its Execute receives) are children of its tool span.
@@ -31,20 +40,25 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/provider"
 )
 
-// ScopeName is the instrumentation scope of the tracer the observer uses.
+// ScopeName is the instrumentation scope of the tracer and the meter the
+// observer uses.
 const ScopeName = "github.com/aisdkgo/ai/aiotel"
 
-// Options configure [NewObserver]. The zero value traces with the global
-// tracer provider and records no prompts or outputs.
+// Options configure [NewObserver]. The zero value traces and measures with
+// the global tracer and meter providers and records no prompts or outputs.
 type Options struct {
 	// TracerProvider makes the tracer; nil means otel.GetTracerProvider().
 	TracerProvider trace.TracerProvider
+	// MeterProvider makes the meter of the metrics; nil means
+	// otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 	// RecordInputs records prompts, instructions, tool definitions and tool
 	// inputs (gen_ai.input.messages, gen_ai.system_instructions,
 	// gen_ai.tool.definitions, gen_ai.tool.call.arguments).
@@ -71,12 +85,18 @@ func NewObserver(opts *Options) ai.Observer {
 		tp = otel.GetTracerProvider()
 	}
 	o.tracer = tp.Tracer(ScopeName)
+	mp := o.opts.MeterProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	o.metrics = newInstruments(mp)
 	return o
 }
 
 type observer struct {
-	tracer trace.Tracer
-	opts   Options
+	tracer  trace.Tracer
+	metrics instruments
+	opts    Options
 }
 
 // Attribute keys beyond the semantic conventions.
@@ -96,10 +116,23 @@ const (
 // StartGeneration implements [ai.Observer].
 func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (context.Context, func(ai.GenerationOutcome)) {
 	opts := g.Options
+	began := time.Now()
+	sc := &scope{model: opts.Model}
+	ctx = context.WithValue(ctx, scopeKey{}, sc)
 	ctx, span := o.tracer.Start(ctx, "invoke_agent "+modelID(opts.Model), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("invoke_agent")))
+	measure := func(err error) {
+		attrs := append([]attribute.KeyValue{semconvOperation.String("invoke_agent")}, modelAttrs(opts.Model)...)
+		if o.opts.AgentName != "" {
+			attrs = append(attrs, attribute.String("gen_ai.agent.name", o.opts.AgentName))
+		}
+		o.metrics.recordDuration(ctx, sc, began, attrs, err)
+	}
 	if !span.IsRecording() {
-		return ctx, func(ai.GenerationOutcome) { span.End() }
+		return ctx, func(out ai.GenerationOutcome) {
+			measure(out.Err)
+			span.End()
+		}
 	}
 	op := "ai.generateText"
 	if g.Stream {
@@ -149,12 +182,15 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 			}
 		}
 		recordError(span, out.Err)
+		measure(out.Err)
 		span.End()
 	}
 }
 
 // StartStep implements [ai.Observer].
 func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Context, func(ai.StepOutcome)) {
+	sc := scopeFrom(ctx)
+	ctx = context.WithValue(ctx, scopeKey{}, &scope{telemetry: sc.telemetry, model: s.Model})
 	ctx, span := o.tracer.Start(ctx, "step "+strconv.Itoa(s.StepNumber), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("agent_step")))
 	if !span.IsRecording() {
@@ -184,10 +220,21 @@ func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Contex
 // StartModelCall implements [ai.Observer].
 func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (context.Context, func(ai.ModelCallOutcome)) {
 	began := time.Now()
+	sc := scopeFrom(ctx)
 	ctx, span := o.tracer.Start(ctx, "chat "+modelID(m.Model), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(semconvOperation.String("chat")))
+	measure := func(out ai.ModelCallOutcome) {
+		end := modelCallEnd{res: out.Result, err: out.Err}
+		if m.Stream {
+			end.firstChunk = out.TimeToFirstChunk
+		}
+		o.metrics.recordModelCall(ctx, sc, began, m.Model, &end)
+	}
 	if !span.IsRecording() {
-		return ctx, func(ai.ModelCallOutcome) { span.End() }
+		return ctx, func(out ai.ModelCallOutcome) {
+			measure(out)
+			span.End()
+		}
 	}
 	attrs := modelAttrs(m.Model)
 	attrs = settingsAttrs(attrs, m.Options)
@@ -237,6 +284,7 @@ func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (cont
 			}
 		}
 		recordError(span, out.Err)
+		measure(out)
 		span.End()
 	}
 }
@@ -314,10 +362,19 @@ func searchSummaryAttrs(sum *ai.SearchSummary) []attribute.KeyValue {
 func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (context.Context, func(ai.ToolCallOutcome)) {
 	call := t.ToolCall
 	began := time.Now()
+	sc := scopeFrom(ctx)
 	ctx, span := o.tracer.Start(ctx, "execute_tool "+call.ToolName, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("execute_tool")))
+	measure := func(err error) {
+		attrs := append([]attribute.KeyValue{semconvOperation.String("execute_tool"), attribute.String("gen_ai.tool.name", call.ToolName)},
+			modelAttrs(sc.model)...)
+		o.metrics.recordDuration(ctx, sc, began, attrs, err)
+	}
 	if !span.IsRecording() {
-		return ctx, func(ai.ToolCallOutcome) { span.End() }
+		return ctx, func(out ai.ToolCallOutcome) {
+			measure(out.Err)
+			span.End()
+		}
 	}
 	attrs := []attribute.KeyValue{
 		attribute.String("gen_ai.tool.name", call.ToolName),
@@ -334,6 +391,7 @@ func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (contex
 			span.SetAttributes(attribute.String("gen_ai.tool.call.result", outputJSON(out.Output)))
 		}
 		recordError(span, out.Err)
+		measure(out.Err)
 		span.End()
 	}
 }

@@ -1,0 +1,145 @@
+package aiotel
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+
+	"github.com/aisdkgo/ai/provider"
+)
+
+// The metrics of the semantic conventions for generative AI clients.
+const (
+	// MetricTokenUsage is the histogram of the tokens of each model call,
+	// one measurement for the input and one for the output
+	// (gen_ai.token.type).
+	MetricTokenUsage = "gen_ai.client.token.usage"
+	// MetricOperationDuration is the histogram of the durations, in
+	// seconds, of model calls (gen_ai.operation.name "chat"), tool
+	// executions ("execute_tool", with gen_ai.tool.name) and whole
+	// generations ("invoke_agent").
+	MetricOperationDuration = "gen_ai.client.operation.duration"
+	// MetricTimeToFirstChunk is the histogram of the time, in seconds,
+	// from the start of a streaming model call to its first chunk.
+	MetricTimeToFirstChunk = "gen_ai.client.operation.time_to_first_chunk"
+)
+
+// Bucket boundaries advised by the semantic conventions.
+var (
+	tokenBuckets    = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
+	durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+)
+
+// instruments are the observer's histograms.
+type instruments struct {
+	tokens     metric.Int64Histogram
+	duration   metric.Float64Histogram
+	firstChunk metric.Float64Histogram
+}
+
+func newInstruments(mp metric.MeterProvider) instruments {
+	meter := mp.Meter(ScopeName)
+	var in instruments
+	var err error
+	if in.tokens, err = meter.Int64Histogram(MetricTokenUsage, metric.WithUnit("{token}"),
+		metric.WithDescription("Number of input and output tokens used."),
+		metric.WithExplicitBucketBoundaries(tokenBuckets...)); err != nil {
+		in.tokens = noop.Int64Histogram{}
+	}
+	if in.duration, err = meter.Float64Histogram(MetricOperationDuration, metric.WithUnit("s"),
+		metric.WithDescription("GenAI operation duration."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...)); err != nil {
+		in.duration = noop.Float64Histogram{}
+	}
+	if in.firstChunk, err = meter.Float64Histogram(MetricTimeToFirstChunk, metric.WithUnit("s"),
+		metric.WithDescription("Time to receive the first chunk of a streaming response."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...)); err != nil {
+		in.firstChunk = noop.Float64Histogram{}
+	}
+	return in
+}
+
+// scope is what the operations inside a generation share: the
+// generation's telemetry attributes and the model of the current step.
+// It travels in the context.
+type scope struct {
+	// telemetry are the attributes of the generation's
+	// [ai.TelemetrySettings].
+	telemetry []attribute.KeyValue
+	model     provider.LanguageModel
+}
+
+type scopeKey struct{}
+
+func scopeFrom(ctx context.Context) *scope {
+	s, _ := ctx.Value(scopeKey{}).(*scope)
+	if s == nil {
+		return &scope{}
+	}
+	return s
+}
+
+// recordDuration adds a measurement of the operation that began then to
+// the duration histogram, with attrs, the generation's telemetry
+// attributes and, when err is set, error.type.
+func (in *instruments) recordDuration(ctx context.Context, sc *scope, began time.Time, attrs []attribute.KeyValue, err error) {
+	if !in.duration.Enabled(ctx) {
+		return
+	}
+	attrs = append(attrs, sc.telemetry...)
+	if err != nil {
+		attrs = append(attrs, attribute.String("error.type", errorType(err)))
+	}
+	in.duration.Record(ctx, time.Since(began).Seconds(), metric.WithAttributeSet(attribute.NewSet(attrs...)))
+}
+
+// recordModelCall adds the measurements of a model call that ended:
+// its duration, its time to first chunk (a stream's) and the tokens it
+// reported.
+func (in *instruments) recordModelCall(ctx context.Context, sc *scope, began time.Time, m provider.LanguageModel, out *modelCallEnd) {
+	if !in.duration.Enabled(ctx) && !in.tokens.Enabled(ctx) && !in.firstChunk.Enabled(ctx) {
+		return
+	}
+	attrs := append(make([]attribute.KeyValue, 0, 8+len(sc.telemetry)), attribute.String("gen_ai.operation.name", "chat"))
+	attrs = append(attrs, modelAttrs(m)...)
+	if res := out.res; res != nil {
+		if res.Response != nil && res.Response.ModelID != "" {
+			attrs = append(attrs, attribute.String("gen_ai.response.model", res.Response.ModelID))
+		}
+		if res.Request != nil {
+			attrs = append(attrs, serverAttrs(res.Request.URL)...)
+		}
+	}
+	attrs = append(attrs, sc.telemetry...)
+	if out.err != nil {
+		attrs = append(attrs, attribute.String("error.type", errorType(out.err)))
+	}
+	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	in.duration.Record(ctx, time.Since(began).Seconds(), set)
+	if out.firstChunk > 0 {
+		in.firstChunk.Record(ctx, out.firstChunk.Seconds(), set)
+	}
+	if res := out.res; res != nil {
+		if n := res.Usage.InputTokens.Total; n != nil {
+			in.tokens.Record(ctx, int64(*n), metric.WithAttributeSet(attribute.NewSet(append(attrs, tokenInput)...)))
+		}
+		if n := res.Usage.OutputTokens.Total; n != nil {
+			in.tokens.Record(ctx, int64(*n), metric.WithAttributeSet(attribute.NewSet(append(attrs, tokenOutput)...)))
+		}
+	}
+}
+
+var (
+	tokenInput  = attribute.String("gen_ai.token.type", "input")
+	tokenOutput = attribute.String("gen_ai.token.type", "output")
+)
+
+// modelCallEnd is what the measurements of a model call need of its end.
+type modelCallEnd struct {
+	res        *provider.GenerateResult
+	firstChunk time.Duration
+	err        error
+}
