@@ -18,6 +18,10 @@
 // depend on sampling: a generation whose spans are not recorded is still
 // measured.
 //
+// A generation's [ai.TelemetrySettings] are on all its spans and
+// measurements: ai.telemetry.functionId and one
+// ai.telemetry.metadata.<key> attribute per metadata entry.
+//
 // Spans are parented through context.Context: the generation's span is a
 // child of the span in the caller's context, and a tool's own spans (started
 // from the context its Execute receives) are children of its tool span.
@@ -67,7 +71,8 @@ type Options struct {
 	// (gen_ai.output.messages, gen_ai.tool.call.result).
 	RecordOutputs bool
 	// AgentName, when set, is recorded as gen_ai.agent.name on generation
-	// spans.
+	// spans and their duration; when it is empty, the generation's
+	// [ai.TelemetrySettings.FunctionID] is.
 	AgentName string
 }
 
@@ -117,14 +122,14 @@ const (
 func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (context.Context, func(ai.GenerationOutcome)) {
 	opts := g.Options
 	began := time.Now()
-	sc := &scope{model: opts.Model}
+	sc := &scope{model: opts.Model, telemetry: telemetryAttrs(opts.Telemetry)}
 	ctx = context.WithValue(ctx, scopeKey{}, sc)
 	ctx, span := o.tracer.Start(ctx, "invoke_agent "+modelID(opts.Model), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("invoke_agent")))
 	measure := func(err error) {
 		attrs := append([]attribute.KeyValue{semconvOperation.String("invoke_agent")}, modelAttrs(opts.Model)...)
-		if o.opts.AgentName != "" {
-			attrs = append(attrs, attribute.String("gen_ai.agent.name", o.opts.AgentName))
+		if name := o.agentName(opts); name != "" {
+			attrs = append(attrs, attribute.String("gen_ai.agent.name", name))
 		}
 		o.metrics.recordDuration(ctx, sc, began, attrs, err)
 	}
@@ -140,9 +145,10 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 	}
 	attrs := []attribute.KeyValue{keyOperationID.String(op)}
 	attrs = append(attrs, modelAttrs(opts.Model)...)
-	if o.opts.AgentName != "" {
-		attrs = append(attrs, attribute.String("gen_ai.agent.name", o.opts.AgentName))
+	if name := o.agentName(opts); name != "" {
+		attrs = append(attrs, attribute.String("gen_ai.agent.name", name))
 	}
+	attrs = append(attrs, sc.telemetry...)
 	attrs = settingsAttrs(attrs, &provider.CallOptions{
 		MaxOutputTokens: opts.MaxOutputTokens, Temperature: opts.Temperature, TopP: opts.TopP, TopK: opts.TopK,
 		PresencePenalty: opts.PresencePenalty, FrequencyPenalty: opts.FrequencyPenalty, Seed: opts.Seed,
@@ -200,6 +206,7 @@ func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Contex
 		keyStepNumber.Int(s.StepNumber),
 		keyStepTools.StringSlice(nonNil(s.Tools)),
 	}
+	attrs = append(attrs, sc.telemetry...)
 	if len(s.Discovered) > 0 {
 		attrs = append(attrs, keyDiscovered.StringSlice(s.Discovered))
 	}
@@ -236,7 +243,7 @@ func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (cont
 			span.End()
 		}
 	}
-	attrs := modelAttrs(m.Model)
+	attrs := append(modelAttrs(m.Model), sc.telemetry...)
 	attrs = settingsAttrs(attrs, m.Options)
 	if o.opts.RecordInputs {
 		var system, rest []provider.Message
@@ -381,6 +388,7 @@ func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (contex
 		attribute.String("gen_ai.tool.call.id", call.ToolCallID),
 		attribute.String("gen_ai.tool.type", "function"),
 	}
+	attrs = append(attrs, sc.telemetry...)
 	if o.opts.RecordInputs && call.Input != nil {
 		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", string(call.Input)))
 	}
@@ -397,6 +405,15 @@ func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (contex
 }
 
 const semconvOperation = attribute.Key("gen_ai.operation.name")
+
+// agentName is the gen_ai.agent.name of a generation: Options.AgentName,
+// or else the generation's function id.
+func (o *observer) agentName(opts *ai.GenerateTextOptions) string {
+	if o.opts.AgentName != "" {
+		return o.opts.AgentName
+	}
+	return opts.Telemetry.FunctionID
+}
 
 func modelID(m provider.LanguageModel) string {
 	if m == nil {

@@ -2,12 +2,17 @@ package aiotel
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 
+	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -142,4 +147,80 @@ type modelCallEnd struct {
 	res        *provider.GenerateResult
 	firstChunk time.Duration
 	err        error
+}
+
+// Attribute keys of a generation's [ai.TelemetrySettings], as the
+// reference names them.
+const (
+	keyFunctionID     = "ai.telemetry.functionId"
+	keyMetadataPrefix = "ai.telemetry.metadata."
+)
+
+// telemetryAttrs are the attributes of a generation's telemetry settings:
+// the function id and one attribute per metadata entry, in key order.
+func telemetryAttrs(t ai.TelemetrySettings) []attribute.KeyValue {
+	if t.FunctionID == "" && len(t.Metadata) == 0 {
+		return nil
+	}
+	attrs := make([]attribute.KeyValue, 0, 1+len(t.Metadata))
+	if t.FunctionID != "" {
+		attrs = append(attrs, attribute.String(keyFunctionID, t.FunctionID))
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.Metadata)) {
+		if v, ok := metadataValue(t.Metadata[k]); ok {
+			attrs = append(attrs, attribute.KeyValue{Key: attribute.Key(keyMetadataPrefix + k), Value: v})
+		}
+	}
+	return attrs
+}
+
+// metadataValue converts a metadata value to an attribute value: the
+// types attributes have as they are, other numbers as int64 or float64,
+// anything else as its JSON text (fmt's when it has none). Nil is not
+// recorded.
+func metadataValue(v any) (attribute.Value, bool) {
+	switch v := v.(type) {
+	case nil:
+		return attribute.Value{}, false
+	case string:
+		return attribute.StringValue(v), true
+	case bool:
+		return attribute.BoolValue(v), true
+	case int:
+		return attribute.IntValue(v), true
+	case int8:
+		return attribute.Int64Value(int64(v)), true
+	case int16:
+		return attribute.Int64Value(int64(v)), true
+	case int32:
+		return attribute.Int64Value(int64(v)), true
+	case int64:
+		return attribute.Int64Value(v), true
+	case uint8:
+		return attribute.Int64Value(int64(v)), true
+	case uint16:
+		return attribute.Int64Value(int64(v)), true
+	case uint32:
+		return attribute.Int64Value(int64(v)), true
+	case float32:
+		return attribute.Float64Value(float64(v)), true
+	case float64:
+		return attribute.Float64Value(v), true
+	case []string:
+		return attribute.StringSliceValue(v), true
+	case []bool:
+		return attribute.BoolSliceValue(v), true
+	case []int:
+		return attribute.IntSliceValue(v), true
+	case []int64:
+		return attribute.Int64SliceValue(v), true
+	case []float64:
+		return attribute.Float64SliceValue(v), true
+	case fmt.Stringer:
+		return attribute.StringValue(v.String()), true
+	}
+	if b, err := json.Marshal(v); err == nil {
+		return attribute.StringValue(string(b)), true
+	}
+	return attribute.StringValue(fmt.Sprint(v)), true
 }

@@ -7,7 +7,9 @@
 //	res, err := ai.GenerateText(ctx, ai.GenerateTextOptions{Model: m, Prompt: p, Observer: obs})
 //
 // Records carry the step number, model, tool names and call ids, durations,
-// token counts and errors; never prompts, outputs or tool inputs. Failures
+// token counts and errors; never prompts, outputs or tool inputs. The
+// records of a generation with [ai.TelemetrySettings] also carry its
+// function id ("function_id") and metadata (a "metadata" group). Failures
 // are logged at [slog.LevelError] (retries at [slog.LevelWarn]), the rest at
 // Options.Level. Records are written with the operation's context, so a
 // handler that reads trace ids from the context can correlate them.
@@ -16,6 +18,8 @@ package aislog
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/aisdkgo/ai"
@@ -55,7 +59,37 @@ func (o *observer) end(ctx context.Context, msg string, err error, attrs ...slog
 		level = slog.LevelError
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
-	o.log.LogAttrs(ctx, level, msg, attrs...)
+	o.log.LogAttrs(ctx, level, msg, withTelemetry(ctx, attrs)...)
+}
+
+// telemetryKey holds the attributes of a generation's telemetry settings
+// in the contexts of its operations.
+type telemetryKey struct{}
+
+// telemetryAttrs are the attributes of a generation's telemetry settings;
+// nil when it has none.
+func telemetryAttrs(t ai.TelemetrySettings) []slog.Attr {
+	var attrs []slog.Attr
+	if t.FunctionID != "" {
+		attrs = append(attrs, slog.String("function_id", t.FunctionID))
+	}
+	if len(t.Metadata) > 0 {
+		meta := make([]any, 0, len(t.Metadata))
+		for _, k := range slices.Sorted(maps.Keys(t.Metadata)) {
+			meta = append(meta, slog.Any(k, t.Metadata[k]))
+		}
+		attrs = append(attrs, slog.Group("metadata", meta...))
+	}
+	return attrs
+}
+
+// withTelemetry adds the attributes of the telemetry settings of the
+// generation ctx belongs to.
+func withTelemetry(ctx context.Context, attrs []slog.Attr) []slog.Attr {
+	if t, ok := ctx.Value(telemetryKey{}).([]slog.Attr); ok {
+		return append(attrs, t...)
+	}
+	return attrs
 }
 
 // withUsage adds a "tokens" group with the counts that were reported.
@@ -76,6 +110,9 @@ func withUsage(attrs []slog.Attr, u ai.Usage) []slog.Attr {
 // StartGeneration implements [ai.Observer].
 func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (context.Context, func(ai.GenerationOutcome)) {
 	began := time.Now()
+	if t := telemetryAttrs(g.Options.Telemetry); t != nil {
+		ctx = context.WithValue(ctx, telemetryKey{}, t)
+	}
 	var model slog.Attr
 	if m := g.Options.Model; m != nil {
 		model = slog.String("model", m.Provider()+"/"+m.ModelID())
@@ -160,5 +197,5 @@ func (o *observer) Retry(ctx context.Context, r ai.RetryInfo) {
 	if r.Err != nil {
 		attrs = append(attrs, slog.String("error", r.Err.Error()))
 	}
-	o.log.LogAttrs(ctx, slog.LevelWarn, "ai model call retry", attrs...)
+	o.log.LogAttrs(ctx, slog.LevelWarn, "ai model call retry", withTelemetry(ctx, attrs)...)
 }
