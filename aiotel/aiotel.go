@@ -6,7 +6,8 @@
 //
 //	invoke_agent <model>        a GenerateText or StreamText call
 //	  step <n>                  one step, counted from 0 like ai.step.number
-//	    chat <model>            the model call (retries are "ai.retry" events)
+//	    chat <model>            the model call (retries are "ai.retry" events,
+//	                            rate-limit waits "ai.wait" events)
 //	    execute_tool <tool>     a tool call; code mode's nested calls are its children
 //
 // The observer also records the metrics of the semantic conventions for
@@ -112,6 +113,10 @@ const (
 	keyDiscovered  = attribute.Key("ai.step.discovered_tools")
 	keyToolChoice  = attribute.Key("ai.prompt.toolChoice")
 	keyRetryEvent  = "ai.retry"
+	keyWaitEvent   = "ai.wait"
+	keyWaitReason  = attribute.Key("ai.wait.reason")
+	keyWaitTime    = attribute.Key("ai.wait.duration")
+	keyWaitTokens  = attribute.Key("ai.wait.tokens")
 	keySearchEvent = "ai.tool_search"
 	keySearchPref  = "ai.tool_search."
 	keyAttempt     = attribute.Key("ai.retry.attempt")
@@ -315,6 +320,22 @@ func (o *observer) Retry(ctx context.Context, r ai.RetryInfo) {
 		}
 	}
 	span.AddEvent(keyRetryEvent, trace.WithAttributes(attrs...))
+}
+
+// ModelCallWait implements [ai.WaitObserver]: a wait of a model call
+// before it was sent (in a rate limiter's queue, for example) becomes an
+// "ai.wait" event of the model call's span with ai.wait.reason,
+// ai.wait.duration (seconds) and, when known, ai.wait.tokens.
+func (o *observer) ModelCallWait(ctx context.Context, w ai.WaitInfo) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	attrs := []attribute.KeyValue{keyWaitReason.String(w.Reason), keyWaitTime.Float64(w.Duration.Seconds())}
+	if w.Tokens > 0 {
+		attrs = append(attrs, keyWaitTokens.Int(w.Tokens))
+	}
+	span.AddEvent(keyWaitEvent, trace.WithAttributes(attrs...))
 }
 
 // ObserveSearch implements [ai.SearchObserver]: a search becomes an
@@ -577,3 +598,9 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// The observer watches tool searches and waits too.
+var (
+	_ ai.SearchObserver = (*observer)(nil)
+	_ ai.WaitObserver   = (*observer)(nil)
+)

@@ -1,7 +1,8 @@
 // Package aislog logs generations with log/slog. [NewObserver] returns an
 // [ai.Observer] that writes one record when each generation, step, model
-// call, tool call and tool search ends, and one for each retry of a model
-// call:
+// call, tool call and tool search ends, one for each retry of a model call
+// and one for each wait a model call reports (a rate limiter's queue, see
+// [ai.WaitObserver]):
 //
 //	obs := aislog.NewObserver(slog.Default(), nil)
 //	res, err := ai.GenerateText(ctx, ai.GenerateTextOptions{Model: m, Prompt: p, Observer: obs})
@@ -150,6 +151,7 @@ func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Contex
 // StartModelCall implements [ai.Observer].
 func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (context.Context, func(ai.ModelCallOutcome)) {
 	began := time.Now()
+	ctx = context.WithValue(ctx, stepKey{}, m.StepNumber)
 	return ctx, func(out ai.ModelCallOutcome) {
 		attrs := []slog.Attr{slog.Int("step", m.StepNumber), slog.String("model", m.Model.Provider()+"/"+m.Model.ModelID()),
 			slog.Bool("stream", m.Stream), slog.Duration("duration", time.Since(began))}
@@ -199,3 +201,28 @@ func (o *observer) Retry(ctx context.Context, r ai.RetryInfo) {
 	}
 	o.log.LogAttrs(ctx, slog.LevelWarn, "ai model call retry", withTelemetry(ctx, attrs)...)
 }
+
+// stepKey holds the step number of a model call in its context, for the
+// records of its waits.
+type stepKey struct{}
+
+// ModelCallWait implements [ai.WaitObserver]: one record per wait, at
+// Options.Level, with what the call waited for ("reason"), how long
+// ("duration") and its estimated tokens, when known.
+func (o *observer) ModelCallWait(ctx context.Context, w ai.WaitInfo) {
+	var attrs []slog.Attr
+	if step, ok := ctx.Value(stepKey{}).(int); ok {
+		attrs = append(attrs, slog.Int("step", step))
+	}
+	attrs = append(attrs, slog.String("reason", w.Reason), slog.Duration("duration", w.Duration))
+	if w.Tokens > 0 {
+		attrs = append(attrs, slog.Int("tokens", w.Tokens))
+	}
+	o.log.LogAttrs(ctx, o.level, "ai model call wait", withTelemetry(ctx, attrs)...)
+}
+
+// The observer logs tool searches and waits too.
+var (
+	_ ai.SearchObserver = (*observer)(nil)
+	_ ai.WaitObserver   = (*observer)(nil)
+)

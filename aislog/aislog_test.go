@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -201,4 +202,27 @@ func TestObserverTelemetrySettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, buf.String(), "function_id", "no settings, no attributes")
 	assert.NotContains(t, buf.String(), "metadata")
+}
+
+// A wait that a model call reports (a rate limiter's) is a record of its
+// own, with the reason, the time waited and the tokens.
+func TestObserverModelCallWait(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, nil))
+	model := &aitest.Model{Respond: func(ctx context.Context, _ int, _ *provider.CallOptions) (aitest.Response, error) {
+		ai.ReportWait(ctx, ai.WaitInfo{Reason: "requests", Duration: 1500 * time.Millisecond, Tokens: 80})
+		return aitest.Response{Content: []provider.Content{aitest.Text("Hi")}}, nil
+	}}
+	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Prompt: "Hi", Telemetry: ai.TelemetrySettings{FunctionID: "greet"},
+		Observer: ai.MultiObserver(aislog.NewObserver(logger, nil)),
+	})
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 4, "the wait, the model call, the step and the generation")
+	var wait map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &wait))
+	delete(wait, "time")
+	assert.Equal(t, map[string]any{"level": "INFO", "msg": "ai model call wait", "step": 0.0, "reason": "requests",
+		"duration": 1.5e9, "tokens": 80.0, "function_id": "greet"}, wait)
 }
