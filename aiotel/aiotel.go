@@ -127,20 +127,19 @@ const (
 func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (context.Context, func(ai.GenerationOutcome)) {
 	opts := g.Options
 	began := time.Now()
-	sc := &scope{model: opts.Model, telemetry: telemetryAttrs(opts.Telemetry)}
-	ctx = context.WithValue(ctx, scopeKey{}, sc)
+	metered := o.metrics.enabled(ctx)
+	sc := noScope
+	if tel := telemetryAttrs(opts.Telemetry); metered || tel != nil {
+		sc = &scope{model: opts.Model, telemetry: tel}
+		ctx = context.WithValue(ctx, scopeKey{}, sc)
+	}
 	ctx, span := o.tracer.Start(ctx, "invoke_agent "+modelID(opts.Model), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("invoke_agent")))
-	measure := func(err error) {
-		attrs := append([]attribute.KeyValue{semconvOperation.String("invoke_agent")}, modelAttrs(opts.Model)...)
-		if name := o.agentName(opts); name != "" {
-			attrs = append(attrs, attribute.String("gen_ai.agent.name", name))
-		}
-		o.metrics.recordDuration(ctx, sc, began, attrs, err)
-	}
 	if !span.IsRecording() {
 		return ctx, func(out ai.GenerationOutcome) {
-			measure(out.Err)
+			if metered {
+				o.measureGeneration(ctx, sc, began, opts, out.Err)
+			}
 			span.End()
 		}
 	}
@@ -193,7 +192,9 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 			}
 		}
 		recordError(span, out.Err)
-		measure(out.Err)
+		if metered {
+			o.measureGeneration(ctx, sc, began, opts, out.Err)
+		}
 		span.End()
 	}
 }
@@ -201,7 +202,10 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 // StartStep implements [ai.Observer].
 func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Context, func(ai.StepOutcome)) {
 	sc := scopeFrom(ctx)
-	ctx = context.WithValue(ctx, scopeKey{}, &scope{telemetry: sc.telemetry, model: s.Model})
+	if o.metrics.enabled(ctx) {
+		// The step's model is the one of its tool calls' measurements.
+		ctx = context.WithValue(ctx, scopeKey{}, &scope{telemetry: sc.telemetry, model: s.Model})
+	}
 	ctx, span := o.tracer.Start(ctx, "step "+strconv.Itoa(s.StepNumber), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("agent_step")))
 	if !span.IsRecording() {
@@ -235,16 +239,12 @@ func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (cont
 	sc := scopeFrom(ctx)
 	ctx, span := o.tracer.Start(ctx, "chat "+modelID(m.Model), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(semconvOperation.String("chat")))
-	measure := func(out ai.ModelCallOutcome) {
-		end := modelCallEnd{res: out.Result, err: out.Err}
-		if m.Stream {
-			end.firstChunk = out.TimeToFirstChunk
-		}
-		o.metrics.recordModelCall(ctx, sc, began, m.Model, &end)
-	}
+	metered := o.metrics.enabled(ctx)
 	if !span.IsRecording() {
 		return ctx, func(out ai.ModelCallOutcome) {
-			measure(out)
+			if metered {
+				o.measureModelCall(ctx, sc, began, m.Model, m.Stream, out)
+			}
 			span.End()
 		}
 	}
@@ -296,7 +296,9 @@ func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (cont
 			}
 		}
 		recordError(span, out.Err)
-		measure(out)
+		if metered {
+			o.measureModelCall(ctx, sc, began, m.Model, m.Stream, out)
+		}
 		span.End()
 	}
 }
@@ -393,14 +395,12 @@ func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (contex
 	sc := scopeFrom(ctx)
 	ctx, span := o.tracer.Start(ctx, "execute_tool "+call.ToolName, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("execute_tool")))
-	measure := func(err error) {
-		attrs := append([]attribute.KeyValue{semconvOperation.String("execute_tool"), attribute.String("gen_ai.tool.name", call.ToolName)},
-			modelAttrs(sc.model)...)
-		o.metrics.recordDuration(ctx, sc, began, attrs, err)
-	}
+	metered, toolName := o.metrics.enabled(ctx), call.ToolName
 	if !span.IsRecording() {
 		return ctx, func(out ai.ToolCallOutcome) {
-			measure(out.Err)
+			if metered {
+				o.measureToolCall(ctx, sc, began, toolName, out.Err)
+			}
 			span.End()
 		}
 	}
@@ -420,12 +420,41 @@ func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (contex
 			span.SetAttributes(attribute.String("gen_ai.tool.call.result", outputJSON(out.Output)))
 		}
 		recordError(span, out.Err)
-		measure(out.Err)
+		if metered {
+			o.measureToolCall(ctx, sc, began, toolName, out.Err)
+		}
 		span.End()
 	}
 }
 
 const semconvOperation = attribute.Key("gen_ai.operation.name")
+
+// measureGeneration records the duration of a generation.
+func (o *observer) measureGeneration(ctx context.Context, sc *scope, began time.Time, opts *ai.GenerateTextOptions, err error) {
+	attrs := append([]attribute.KeyValue{semconvOperation.String("invoke_agent")}, modelAttrs(opts.Model)...)
+	if name := o.agentName(opts); name != "" {
+		attrs = append(attrs, attribute.String("gen_ai.agent.name", name))
+	}
+	o.metrics.recordDuration(ctx, sc, began, attrs, err)
+}
+
+// measureModelCall records the duration, time to first chunk and tokens
+// of a model call.
+func (o *observer) measureModelCall(ctx context.Context, sc *scope, began time.Time, model provider.LanguageModel, stream bool, out ai.ModelCallOutcome) {
+	end := modelCallEnd{res: out.Result, err: out.Err}
+	if stream {
+		end.firstChunk = out.TimeToFirstChunk
+	}
+	o.metrics.recordModelCall(ctx, sc, began, model, &end)
+}
+
+// measureToolCall records the duration of a tool execution, with the
+// model of its step.
+func (o *observer) measureToolCall(ctx context.Context, sc *scope, began time.Time, tool string, err error) {
+	attrs := append([]attribute.KeyValue{semconvOperation.String("execute_tool"), attribute.String("gen_ai.tool.name", tool)},
+		modelAttrs(sc.model)...)
+	o.metrics.recordDuration(ctx, sc, began, attrs, err)
+}
 
 // agentName is the gen_ai.agent.name of a generation: Options.AgentName,
 // or else the generation's function id.

@@ -79,12 +79,20 @@ type scope struct {
 
 type scopeKey struct{}
 
+// noScope is the scope of operations outside a measured generation
+// without telemetry settings.
+var noScope = &scope{}
+
 func scopeFrom(ctx context.Context) *scope {
-	s, _ := ctx.Value(scopeKey{}).(*scope)
-	if s == nil {
-		return &scope{}
+	if s, _ := ctx.Value(scopeKey{}).(*scope); s != nil {
+		return s
 	}
-	return s
+	return noScope
+}
+
+// enabled reports whether any instrument records measurements.
+func (in *instruments) enabled(ctx context.Context) bool {
+	return in.duration.Enabled(ctx) || in.tokens.Enabled(ctx) || in.firstChunk.Enabled(ctx)
 }
 
 // recordDuration adds a measurement of the operation that began then to
@@ -105,9 +113,6 @@ func (in *instruments) recordDuration(ctx context.Context, sc *scope, began time
 // its duration, its time to first chunk (a stream's) and the tokens it
 // reported.
 func (in *instruments) recordModelCall(ctx context.Context, sc *scope, began time.Time, m provider.LanguageModel, out *modelCallEnd) {
-	if !in.duration.Enabled(ctx) && !in.tokens.Enabled(ctx) && !in.firstChunk.Enabled(ctx) {
-		return
-	}
 	attrs := append(make([]attribute.KeyValue, 0, 8+len(sc.telemetry)), attribute.String("gen_ai.operation.name", "chat"))
 	attrs = append(attrs, modelAttrs(m)...)
 	if res := out.res; res != nil {
