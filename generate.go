@@ -125,6 +125,10 @@ type GenerateTextOptions struct {
 	// retries and tool calls, for tracing, logging or metrics; see
 	// [Observer].
 	Observer Observer
+	// Telemetry names the generation for its Observer: a function id and
+	// metadata that package aiotel puts on spans and metrics and package
+	// aislog on records. See [TelemetrySettings].
+	Telemetry TelemetrySettings
 
 	// GenerateID makes response and approval ids; tests set it to get
 	// predictable ids.

@@ -68,6 +68,26 @@ type GenerationInfo struct {
 	Options *GenerateTextOptions
 }
 
+// TelemetrySettings identify a generation in what its [Observer] records
+// (the reference's functionId and metadata telemetry settings). An
+// observer reads them from [GenerationInfo.Options] when the generation
+// starts; to attach them to the generation's steps, model calls and tool
+// calls it keeps them in the context its StartGeneration returns, which
+// all of them descend from.
+type TelemetrySettings struct {
+	// FunctionID names what the generation does for the application (an
+	// endpoint, a use case), to group its telemetry: for example
+	// "summarize-ticket". Observers may use it as a metric attribute, so
+	// it should take few distinct values.
+	FunctionID string
+	// Metadata are key-value pairs to record with the generation, such as
+	// a user or tenant id. Values should be strings, booleans, numbers or
+	// slices of them; observers record other values as text (aiotel as
+	// JSON). Observers that put them on metrics multiply the metric's
+	// series by their distinct values.
+	Metadata map[string]any
+}
+
 // GenerationOutcome is how a generation ended.
 type GenerationOutcome struct {
 	// Result holds the finished steps; it may be nil when Err is set.

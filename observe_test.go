@@ -338,3 +338,38 @@ func TestObserverCancellation(t *testing.T) {
 generation end: 0 steps, error: context deadline exceeded
 `, log.String())
 }
+
+// telemetryObserver keeps the telemetry settings of the generations it
+// sees.
+type telemetryObserver struct {
+	*eventLog
+	seen []ai.TelemetrySettings
+}
+
+func (o *telemetryObserver) StartGeneration(ctx context.Context, g ai.GenerationInfo) (context.Context, func(ai.GenerationOutcome)) {
+	o.seen = append(o.seen, g.Options.Telemetry)
+	return o.eventLog.StartGeneration(ctx, g)
+}
+
+// A generation's telemetry settings reach its observer, an agent's
+// included, with what PrepareCall made of them.
+func TestTelemetrySettingsReachObserver(t *testing.T) {
+	obs := &telemetryObserver{eventLog: &eventLog{}}
+	model := aitest.NewModel(aitest.Response{Content: []provider.Content{aitest.Text("a")}}, aitest.Response{Content: []provider.Content{aitest.Text("b")}})
+	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{Model: model, Prompt: "x", Observer: obs,
+		Telemetry: ai.TelemetrySettings{FunctionID: "direct", Metadata: map[string]any{"k": 1}}})
+	require.NoError(t, err)
+	agent := ai.NewAgent(ai.AgentOptions{
+		Settings: ai.GenerateTextOptions{Model: model, Observer: obs, Telemetry: ai.TelemetrySettings{FunctionID: "agent"}},
+		PrepareCall: func(_ context.Context, opts *ai.GenerateTextOptions) error {
+			opts.Telemetry.Metadata = map[string]any{"tenant": "t-1"}
+			return nil
+		},
+	})
+	_, err = agent.Generate(context.Background(), ai.AgentCall{Prompt: "y"})
+	require.NoError(t, err)
+	assert.Equal(t, []ai.TelemetrySettings{
+		{FunctionID: "direct", Metadata: map[string]any{"k": 1}},
+		{FunctionID: "agent", Metadata: map[string]any{"tenant": "t-1"}},
+	}, obs.seen)
+}

@@ -6,8 +6,22 @@
 //
 //	invoke_agent <model>        a GenerateText or StreamText call
 //	  step <n>                  one step, counted from 0 like ai.step.number
-//	    chat <model>            the model call (retries are "ai.retry" events)
+//	    chat <model>            the model call (retries are "ai.retry" events,
+//	                            rate-limit waits "ai.wait" events)
 //	    execute_tool <tool>     a tool call; code mode's nested calls are its children
+//
+// The observer also records the metrics of the semantic conventions for
+// generative AI clients with the meter provider of [Options.MeterProvider]:
+// gen_ai.client.token.usage (the input and output tokens of each model
+// call), gen_ai.client.operation.duration (the duration of each model call,
+// tool execution and generation, told apart by gen_ai.operation.name) and,
+// for streams, gen_ai.client.operation.time_to_first_chunk. Metrics do not
+// depend on sampling: a generation whose spans are not recorded is still
+// measured.
+//
+// A generation's [ai.TelemetrySettings] are on all its spans and
+// measurements: ai.telemetry.functionId and one
+// ai.telemetry.metadata.<key> attribute per metadata entry.
 //
 // Spans are parented through context.Context: the generation's span is a
 // child of the span in the caller's context, and a tool's own spans (started
@@ -31,20 +45,25 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/provider"
 )
 
-// ScopeName is the instrumentation scope of the tracer the observer uses.
+// ScopeName is the instrumentation scope of the tracer and the meter the
+// observer uses.
 const ScopeName = "github.com/aisdkgo/ai/aiotel"
 
-// Options configure [NewObserver]. The zero value traces with the global
-// tracer provider and records no prompts or outputs.
+// Options configure [NewObserver]. The zero value traces and measures with
+// the global tracer and meter providers and records no prompts or outputs.
 type Options struct {
 	// TracerProvider makes the tracer; nil means otel.GetTracerProvider().
 	TracerProvider trace.TracerProvider
+	// MeterProvider makes the meter of the metrics; nil means
+	// otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 	// RecordInputs records prompts, instructions, tool definitions and tool
 	// inputs (gen_ai.input.messages, gen_ai.system_instructions,
 	// gen_ai.tool.definitions, gen_ai.tool.call.arguments).
@@ -53,7 +72,8 @@ type Options struct {
 	// (gen_ai.output.messages, gen_ai.tool.call.result).
 	RecordOutputs bool
 	// AgentName, when set, is recorded as gen_ai.agent.name on generation
-	// spans.
+	// spans and their duration; when it is empty, the generation's
+	// [ai.TelemetrySettings.FunctionID] is.
 	AgentName string
 }
 
@@ -71,12 +91,18 @@ func NewObserver(opts *Options) ai.Observer {
 		tp = otel.GetTracerProvider()
 	}
 	o.tracer = tp.Tracer(ScopeName)
+	mp := o.opts.MeterProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	o.metrics = newInstruments(mp)
 	return o
 }
 
 type observer struct {
-	tracer trace.Tracer
-	opts   Options
+	tracer  trace.Tracer
+	metrics instruments
+	opts    Options
 }
 
 // Attribute keys beyond the semantic conventions.
@@ -87,6 +113,10 @@ const (
 	keyDiscovered  = attribute.Key("ai.step.discovered_tools")
 	keyToolChoice  = attribute.Key("ai.prompt.toolChoice")
 	keyRetryEvent  = "ai.retry"
+	keyWaitEvent   = "ai.wait"
+	keyWaitReason  = attribute.Key("ai.wait.reason")
+	keyWaitTime    = attribute.Key("ai.wait.duration")
+	keyWaitTokens  = attribute.Key("ai.wait.tokens")
 	keySearchEvent = "ai.tool_search"
 	keySearchPref  = "ai.tool_search."
 	keyAttempt     = attribute.Key("ai.retry.attempt")
@@ -96,10 +126,22 @@ const (
 // StartGeneration implements [ai.Observer].
 func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (context.Context, func(ai.GenerationOutcome)) {
 	opts := g.Options
+	began := time.Now()
+	metered := o.metrics.enabled(ctx)
+	sc := noScope
+	if tel := telemetryAttrs(opts.Telemetry); metered || tel != nil {
+		sc = &scope{model: opts.Model, telemetry: tel}
+		ctx = context.WithValue(ctx, scopeKey{}, sc)
+	}
 	ctx, span := o.tracer.Start(ctx, "invoke_agent "+modelID(opts.Model), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("invoke_agent")))
 	if !span.IsRecording() {
-		return ctx, func(ai.GenerationOutcome) { span.End() }
+		return ctx, func(out ai.GenerationOutcome) {
+			if metered {
+				o.measureGeneration(ctx, sc, began, opts, out.Err)
+			}
+			span.End()
+		}
 	}
 	op := "ai.generateText"
 	if g.Stream {
@@ -107,9 +149,10 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 	}
 	attrs := []attribute.KeyValue{keyOperationID.String(op)}
 	attrs = append(attrs, modelAttrs(opts.Model)...)
-	if o.opts.AgentName != "" {
-		attrs = append(attrs, attribute.String("gen_ai.agent.name", o.opts.AgentName))
+	if name := o.agentName(opts); name != "" {
+		attrs = append(attrs, attribute.String("gen_ai.agent.name", name))
 	}
+	attrs = append(attrs, sc.telemetry...)
 	attrs = settingsAttrs(attrs, &provider.CallOptions{
 		MaxOutputTokens: opts.MaxOutputTokens, Temperature: opts.Temperature, TopP: opts.TopP, TopK: opts.TopK,
 		PresencePenalty: opts.PresencePenalty, FrequencyPenalty: opts.FrequencyPenalty, Seed: opts.Seed,
@@ -149,12 +192,20 @@ func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (co
 			}
 		}
 		recordError(span, out.Err)
+		if metered {
+			o.measureGeneration(ctx, sc, began, opts, out.Err)
+		}
 		span.End()
 	}
 }
 
 // StartStep implements [ai.Observer].
 func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Context, func(ai.StepOutcome)) {
+	sc := scopeFrom(ctx)
+	if o.metrics.enabled(ctx) {
+		// The step's model is the one of its tool calls' measurements.
+		ctx = context.WithValue(ctx, scopeKey{}, &scope{telemetry: sc.telemetry, model: s.Model})
+	}
 	ctx, span := o.tracer.Start(ctx, "step "+strconv.Itoa(s.StepNumber), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("agent_step")))
 	if !span.IsRecording() {
@@ -164,6 +215,7 @@ func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Contex
 		keyStepNumber.Int(s.StepNumber),
 		keyStepTools.StringSlice(nonNil(s.Tools)),
 	}
+	attrs = append(attrs, sc.telemetry...)
 	if len(s.Discovered) > 0 {
 		attrs = append(attrs, keyDiscovered.StringSlice(s.Discovered))
 	}
@@ -184,12 +236,19 @@ func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Contex
 // StartModelCall implements [ai.Observer].
 func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (context.Context, func(ai.ModelCallOutcome)) {
 	began := time.Now()
+	sc := scopeFrom(ctx)
 	ctx, span := o.tracer.Start(ctx, "chat "+modelID(m.Model), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(semconvOperation.String("chat")))
+	metered := o.metrics.enabled(ctx)
 	if !span.IsRecording() {
-		return ctx, func(ai.ModelCallOutcome) { span.End() }
+		return ctx, func(out ai.ModelCallOutcome) {
+			if metered {
+				o.measureModelCall(ctx, sc, began, m.Model, m.Stream, out)
+			}
+			span.End()
+		}
 	}
-	attrs := modelAttrs(m.Model)
+	attrs := append(modelAttrs(m.Model), sc.telemetry...)
 	attrs = settingsAttrs(attrs, m.Options)
 	if o.opts.RecordInputs {
 		var system, rest []provider.Message
@@ -237,6 +296,9 @@ func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (cont
 			}
 		}
 		recordError(span, out.Err)
+		if metered {
+			o.measureModelCall(ctx, sc, began, m.Model, m.Stream, out)
+		}
 		span.End()
 	}
 }
@@ -260,6 +322,22 @@ func (o *observer) Retry(ctx context.Context, r ai.RetryInfo) {
 		}
 	}
 	span.AddEvent(keyRetryEvent, trace.WithAttributes(attrs...))
+}
+
+// ModelCallWait implements [ai.WaitObserver]: a wait of a model call
+// before it was sent (in a rate limiter's queue, for example) becomes an
+// "ai.wait" event of the model call's span with ai.wait.reason,
+// ai.wait.duration (seconds) and, when known, ai.wait.tokens.
+func (o *observer) ModelCallWait(ctx context.Context, w ai.WaitInfo) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	attrs := []attribute.KeyValue{keyWaitReason.String(w.Reason), keyWaitTime.Float64(w.Duration.Seconds())}
+	if w.Tokens > 0 {
+		attrs = append(attrs, keyWaitTokens.Int(w.Tokens))
+	}
+	span.AddEvent(keyWaitEvent, trace.WithAttributes(attrs...))
 }
 
 // ObserveSearch implements [ai.SearchObserver]: a search becomes an
@@ -314,16 +392,24 @@ func searchSummaryAttrs(sum *ai.SearchSummary) []attribute.KeyValue {
 func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (context.Context, func(ai.ToolCallOutcome)) {
 	call := t.ToolCall
 	began := time.Now()
+	sc := scopeFrom(ctx)
 	ctx, span := o.tracer.Start(ctx, "execute_tool "+call.ToolName, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(semconvOperation.String("execute_tool")))
+	metered, toolName := o.metrics.enabled(ctx), call.ToolName
 	if !span.IsRecording() {
-		return ctx, func(ai.ToolCallOutcome) { span.End() }
+		return ctx, func(out ai.ToolCallOutcome) {
+			if metered {
+				o.measureToolCall(ctx, sc, began, toolName, out.Err)
+			}
+			span.End()
+		}
 	}
 	attrs := []attribute.KeyValue{
 		attribute.String("gen_ai.tool.name", call.ToolName),
 		attribute.String("gen_ai.tool.call.id", call.ToolCallID),
 		attribute.String("gen_ai.tool.type", "function"),
 	}
+	attrs = append(attrs, sc.telemetry...)
 	if o.opts.RecordInputs && call.Input != nil {
 		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", string(call.Input)))
 	}
@@ -334,11 +420,50 @@ func (o *observer) StartToolCall(ctx context.Context, t ai.ToolCallInfo) (contex
 			span.SetAttributes(attribute.String("gen_ai.tool.call.result", outputJSON(out.Output)))
 		}
 		recordError(span, out.Err)
+		if metered {
+			o.measureToolCall(ctx, sc, began, toolName, out.Err)
+		}
 		span.End()
 	}
 }
 
 const semconvOperation = attribute.Key("gen_ai.operation.name")
+
+// measureGeneration records the duration of a generation.
+func (o *observer) measureGeneration(ctx context.Context, sc *scope, began time.Time, opts *ai.GenerateTextOptions, err error) {
+	attrs := append([]attribute.KeyValue{semconvOperation.String("invoke_agent")}, modelAttrs(opts.Model)...)
+	if name := o.agentName(opts); name != "" {
+		attrs = append(attrs, attribute.String("gen_ai.agent.name", name))
+	}
+	o.metrics.recordDuration(ctx, sc, began, attrs, err)
+}
+
+// measureModelCall records the duration, time to first chunk and tokens
+// of a model call.
+func (o *observer) measureModelCall(ctx context.Context, sc *scope, began time.Time, model provider.LanguageModel, stream bool, out ai.ModelCallOutcome) {
+	end := modelCallEnd{res: out.Result, err: out.Err}
+	if stream {
+		end.firstChunk = out.TimeToFirstChunk
+	}
+	o.metrics.recordModelCall(ctx, sc, began, model, &end)
+}
+
+// measureToolCall records the duration of a tool execution, with the
+// model of its step.
+func (o *observer) measureToolCall(ctx context.Context, sc *scope, began time.Time, tool string, err error) {
+	attrs := append([]attribute.KeyValue{semconvOperation.String("execute_tool"), attribute.String("gen_ai.tool.name", tool)},
+		modelAttrs(sc.model)...)
+	o.metrics.recordDuration(ctx, sc, began, attrs, err)
+}
+
+// agentName is the gen_ai.agent.name of a generation: Options.AgentName,
+// or else the generation's function id.
+func (o *observer) agentName(opts *ai.GenerateTextOptions) string {
+	if o.opts.AgentName != "" {
+		return o.opts.AgentName
+	}
+	return opts.Telemetry.FunctionID
+}
 
 func modelID(m provider.LanguageModel) string {
 	if m == nil {
@@ -502,3 +627,9 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// The observer watches tool searches and waits too.
+var (
+	_ ai.SearchObserver = (*observer)(nil)
+	_ ai.WaitObserver   = (*observer)(nil)
+)

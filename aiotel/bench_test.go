@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -72,7 +73,8 @@ func benchLoop3(b *testing.B, obs ai.Observer) {
 
 // BenchmarkGenerateTextLoop3Traced measures the cost of tracing a
 // generation: with no observer, with spans that are not sampled, with
-// sampled spans, and with prompts and outputs recorded as well.
+// sampled spans, with sampled spans and metrics, and with prompts and
+// outputs recorded as well.
 func BenchmarkGenerateTextLoop3Traced(b *testing.B) {
 	b.Run("no observer", func(b *testing.B) { benchLoop3(b, nil) })
 	b.Run("not sampled", func(b *testing.B) {
@@ -82,6 +84,11 @@ func BenchmarkGenerateTextLoop3Traced(b *testing.B) {
 	b.Run("sampled", func(b *testing.B) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
 		benchLoop3(b, aiotel.NewObserver(&aiotel.Options{TracerProvider: tp}))
+	})
+	b.Run("sampled and metered", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		benchLoop3(b, aiotel.NewObserver(&aiotel.Options{TracerProvider: tp, MeterProvider: mp}))
 	})
 	b.Run("sampled with prompts", func(b *testing.B) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))

@@ -1,13 +1,16 @@
 // Package aislog logs generations with log/slog. [NewObserver] returns an
 // [ai.Observer] that writes one record when each generation, step, model
-// call, tool call and tool search ends, and one for each retry of a model
-// call:
+// call, tool call and tool search ends, one for each retry of a model call
+// and one for each wait a model call reports (a rate limiter's queue, see
+// [ai.WaitObserver]):
 //
 //	obs := aislog.NewObserver(slog.Default(), nil)
 //	res, err := ai.GenerateText(ctx, ai.GenerateTextOptions{Model: m, Prompt: p, Observer: obs})
 //
 // Records carry the step number, model, tool names and call ids, durations,
-// token counts and errors; never prompts, outputs or tool inputs. Failures
+// token counts and errors; never prompts, outputs or tool inputs. The
+// records of a generation with [ai.TelemetrySettings] also carry its
+// function id ("function_id") and metadata (a "metadata" group). Failures
 // are logged at [slog.LevelError] (retries at [slog.LevelWarn]), the rest at
 // Options.Level. Records are written with the operation's context, so a
 // handler that reads trace ids from the context can correlate them.
@@ -16,6 +19,8 @@ package aislog
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/aisdkgo/ai"
@@ -55,7 +60,37 @@ func (o *observer) end(ctx context.Context, msg string, err error, attrs ...slog
 		level = slog.LevelError
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
-	o.log.LogAttrs(ctx, level, msg, attrs...)
+	o.log.LogAttrs(ctx, level, msg, withTelemetry(ctx, attrs)...)
+}
+
+// telemetryKey holds the attributes of a generation's telemetry settings
+// in the contexts of its operations.
+type telemetryKey struct{}
+
+// telemetryAttrs are the attributes of a generation's telemetry settings;
+// nil when it has none.
+func telemetryAttrs(t ai.TelemetrySettings) []slog.Attr {
+	var attrs []slog.Attr
+	if t.FunctionID != "" {
+		attrs = append(attrs, slog.String("function_id", t.FunctionID))
+	}
+	if len(t.Metadata) > 0 {
+		meta := make([]any, 0, len(t.Metadata))
+		for _, k := range slices.Sorted(maps.Keys(t.Metadata)) {
+			meta = append(meta, slog.Any(k, t.Metadata[k]))
+		}
+		attrs = append(attrs, slog.Group("metadata", meta...))
+	}
+	return attrs
+}
+
+// withTelemetry adds the attributes of the telemetry settings of the
+// generation ctx belongs to.
+func withTelemetry(ctx context.Context, attrs []slog.Attr) []slog.Attr {
+	if t, ok := ctx.Value(telemetryKey{}).([]slog.Attr); ok {
+		return append(attrs, t...)
+	}
+	return attrs
 }
 
 // withUsage adds a "tokens" group with the counts that were reported.
@@ -76,6 +111,9 @@ func withUsage(attrs []slog.Attr, u ai.Usage) []slog.Attr {
 // StartGeneration implements [ai.Observer].
 func (o *observer) StartGeneration(ctx context.Context, g ai.GenerationInfo) (context.Context, func(ai.GenerationOutcome)) {
 	began := time.Now()
+	if t := telemetryAttrs(g.Options.Telemetry); t != nil {
+		ctx = context.WithValue(ctx, telemetryKey{}, t)
+	}
 	var model slog.Attr
 	if m := g.Options.Model; m != nil {
 		model = slog.String("model", m.Provider()+"/"+m.ModelID())
@@ -113,6 +151,7 @@ func (o *observer) StartStep(ctx context.Context, s ai.StepInfo) (context.Contex
 // StartModelCall implements [ai.Observer].
 func (o *observer) StartModelCall(ctx context.Context, m ai.ModelCallInfo) (context.Context, func(ai.ModelCallOutcome)) {
 	began := time.Now()
+	ctx = context.WithValue(ctx, stepKey{}, m.StepNumber)
 	return ctx, func(out ai.ModelCallOutcome) {
 		attrs := []slog.Attr{slog.Int("step", m.StepNumber), slog.String("model", m.Model.Provider()+"/"+m.Model.ModelID()),
 			slog.Bool("stream", m.Stream), slog.Duration("duration", time.Since(began))}
@@ -160,5 +199,30 @@ func (o *observer) Retry(ctx context.Context, r ai.RetryInfo) {
 	if r.Err != nil {
 		attrs = append(attrs, slog.String("error", r.Err.Error()))
 	}
-	o.log.LogAttrs(ctx, slog.LevelWarn, "ai model call retry", attrs...)
+	o.log.LogAttrs(ctx, slog.LevelWarn, "ai model call retry", withTelemetry(ctx, attrs)...)
 }
+
+// stepKey holds the step number of a model call in its context, for the
+// records of its waits.
+type stepKey struct{}
+
+// ModelCallWait implements [ai.WaitObserver]: one record per wait, at
+// Options.Level, with what the call waited for ("reason"), how long
+// ("duration") and its estimated tokens, when known.
+func (o *observer) ModelCallWait(ctx context.Context, w ai.WaitInfo) {
+	var attrs []slog.Attr
+	if step, ok := ctx.Value(stepKey{}).(int); ok {
+		attrs = append(attrs, slog.Int("step", step))
+	}
+	attrs = append(attrs, slog.String("reason", w.Reason), slog.Duration("duration", w.Duration))
+	if w.Tokens > 0 {
+		attrs = append(attrs, slog.Int("tokens", w.Tokens))
+	}
+	o.log.LogAttrs(ctx, o.level, "ai model call wait", withTelemetry(ctx, attrs)...)
+}
+
+// The observer logs tool searches and waits too.
+var (
+	_ ai.SearchObserver = (*observer)(nil)
+	_ ai.WaitObserver   = (*observer)(nil)
+)

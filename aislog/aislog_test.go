@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -160,4 +161,68 @@ func TestObserverSearch(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Contains(t, buf.String(), `"query":"forecast Oslo"`)
+}
+
+// Every record of a generation carries its function id and metadata.
+func TestObserverTelemetrySettings(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, nil))
+	busy := &provider.APICallError{Message: "busy", StatusCode: 503, Retryable: true, ResponseHeaders: provider.Header{"Retry-After-Ms": {"1"}}}
+	model := &aitest.Model{Respond: func(_ context.Context, call int, _ *provider.CallOptions) (aitest.Response, error) {
+		switch call {
+		case 0:
+			return aitest.Response{Err: busy}, nil
+		case 1:
+			return aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "lookup", `{"city":"Oslo"}`)}, FinishReason: aitest.ToolCalls}, nil
+		}
+		return aitest.Response{Content: []provider.Content{aitest.Text("Sunny.")}}, nil
+	}}
+	lookup := ai.NewTool(ai.ToolDef[cityIn, string]{
+		Description: "Look up a city.",
+		Execute:     func(context.Context, cityIn, ai.ToolExecutionOptions) (string, error) { return "sunny", nil },
+	})
+	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Prompt: "Oslo?", StopWhen: ai.StepCountIs(3), Tools: ai.Tools{{Name: "lookup", Tool: lookup}},
+		Telemetry: ai.TelemetrySettings{FunctionID: "city-weather", Metadata: map[string]any{"user": "u-7", "tries": 2}},
+		Observer:  aislog.NewObserver(logger, nil),
+	})
+	require.NoError(t, err)
+	recs := records(t, &buf)
+	require.Len(t, recs, 7, "a retry, two model calls, a tool call, two steps and the generation")
+	for _, r := range recs {
+		assert.Equal(t, "city-weather", r["function_id"], r["msg"])
+		assert.Equal(t, map[string]any{"user": "u-7", "tries": 2.0}, r["metadata"], r["msg"])
+	}
+
+	buf.Reset()
+	_, err = ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: aitest.NewModel(aitest.Response{Content: []provider.Content{aitest.Text("Hi")}}), Prompt: "Hi",
+		Observer: aislog.NewObserver(logger, nil),
+	})
+	require.NoError(t, err)
+	assert.NotContains(t, buf.String(), "function_id", "no settings, no attributes")
+	assert.NotContains(t, buf.String(), "metadata")
+}
+
+// A wait that a model call reports (a rate limiter's) is a record of its
+// own, with the reason, the time waited and the tokens.
+func TestObserverModelCallWait(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, nil))
+	model := &aitest.Model{Respond: func(ctx context.Context, _ int, _ *provider.CallOptions) (aitest.Response, error) {
+		ai.ReportWait(ctx, ai.WaitInfo{Reason: "requests", Duration: 1500 * time.Millisecond, Tokens: 80})
+		return aitest.Response{Content: []provider.Content{aitest.Text("Hi")}}, nil
+	}}
+	_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: model, Prompt: "Hi", Telemetry: ai.TelemetrySettings{FunctionID: "greet"},
+		Observer: ai.MultiObserver(aislog.NewObserver(logger, nil)),
+	})
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 4, "the wait, the model call, the step and the generation")
+	var wait map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &wait))
+	delete(wait, "time")
+	assert.Equal(t, map[string]any{"level": "INFO", "msg": "ai model call wait", "step": 0.0, "reason": "requests",
+		"duration": 1.5e9, "tokens": 80.0, "function_id": "greet"}, wait)
 }

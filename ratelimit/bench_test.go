@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -73,9 +74,10 @@ func (s *budgetServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		s.rejected++
 	}
-	left := end.Sub(now)
+	// The time to the window's end in whole milliseconds, rounded up.
+	leftMs := int64((end.Sub(now) + time.Millisecond - 1) / time.Millisecond)
 	h := w.Header()
-	resetIn := fmt.Sprintf("%dms", (left+time.Millisecond-1)/time.Millisecond)
+	resetIn := fmt.Sprintf("%dms", leftMs)
 	h.Set("x-ratelimit-limit-requests", fmt.Sprint(s.requests))
 	h.Set("x-ratelimit-remaining-requests", fmt.Sprint(s.requests-s.usedReq))
 	h.Set("x-ratelimit-reset-requests", resetIn)
@@ -85,7 +87,7 @@ func (s *budgetServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	if !ok {
-		h.Set("retry-after-ms", fmt.Sprint((left+time.Millisecond-1)/time.Millisecond))
+		h.Set("retry-after-ms", strconv.FormatInt(leftMs, 10))
 		h.Set("content-type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
 		fmt.Fprint(w, `{"error":{"message":"rate limit reached","type":"rate_limit_error"}}`)
@@ -128,10 +130,14 @@ func idealSchedule(s *budgetServer, prompts []string, maxTokens int) time.Durati
 
 // BenchmarkRateLimited runs 50 concurrent generations against a server
 // that allows 10 requests and 1,500 tokens each 200 ms, with the limiter
-// and with retries alone, and reports the 429s the server sent, the calls
-// that failed, and the run's time over the ideal schedule's.
+// and with retries alone (up to 20, honouring retry-after-ms), and
+// reports the 429s the server sent, the generations that failed, the
+// run's time (makespan, to the last answer) and that time over the ideal
+// schedule's. Each run is bounded by runBound: a generation still going
+// then fails with its context's deadline, so neither half can hang.
 func BenchmarkRateLimited(b *testing.B) {
 	const generations, maxTokens = 50, 50
+	const runBound = 30 * time.Second
 	prompts := benchPrompts(generations)
 	for _, mode := range []string{"limiter", "retry-only"} {
 		b.Run(mode, func(b *testing.B) {
@@ -141,6 +147,7 @@ func BenchmarkRateLimited(b *testing.B) {
 			ideal := idealSchedule(srv, prompts, maxTokens)
 			var rejected, failed int
 			var ratio float64
+			var makespan time.Duration
 			for b.Loop() {
 				base := openaicompat.New(openaicompat.WithBaseURL(ts.URL), openaicompat.WithName("bench"), openaicompat.WithAPIKey("k")).Model("m")
 				model := base
@@ -151,11 +158,12 @@ func BenchmarkRateLimited(b *testing.B) {
 					model = middleware.Wrap(base, lim.Middleware())
 				}
 				srv.reset()
+				ctx, cancel := context.WithTimeout(context.Background(), runBound)
 				var wg sync.WaitGroup
 				errs := make(chan error, generations)
 				for _, p := range prompts {
 					wg.Go(func() {
-						_, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+						_, err := ai.GenerateText(ctx, ai.GenerateTextOptions{
 							Model: model, Prompt: p, MaxOutputTokens: new(maxTokens), MaxRetries: new(20),
 						})
 						if err != nil {
@@ -164,6 +172,7 @@ func BenchmarkRateLimited(b *testing.B) {
 					})
 				}
 				wg.Wait()
+				cancel()
 				close(errs)
 				for err := range errs {
 					failed++
@@ -171,13 +180,48 @@ func BenchmarkRateLimited(b *testing.B) {
 				}
 				srv.mu.Lock()
 				rejected += srv.rejected
+				makespan += srv.lastAnswers.Sub(srv.start)
 				ratio += float64(srv.lastAnswers.Sub(srv.start)) / float64(ideal)
 				srv.mu.Unlock()
 			}
 			b.ReportMetric(float64(rejected)/float64(b.N), "429s/op")
 			b.ReportMetric(float64(failed)/float64(b.N), "failed/op")
+			b.ReportMetric(float64(makespan.Milliseconds())/float64(b.N), "makespan-ms")
+			b.ReportMetric(float64(ideal.Milliseconds()), "ideal-ms")
 			b.ReportMetric(ratio/float64(b.N), "x-ideal")
 		})
+	}
+}
+
+// budgetServer's 429 tells, in retry-after-ms, a whole number of
+// milliseconds no longer than the window: what a client's retry honours.
+// (A wait the client cannot read makes it back off for seconds instead.)
+func TestBudgetServerRetryAfter(t *testing.T) {
+	srv := &budgetServer{requests: 1, tokens: 1000, window: 200 * time.Millisecond}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	srv.reset()
+	body := `{"messages":[{"content":"hello"}],"max_tokens":5}`
+	for i, want := range []int{http.StatusOK, http.StatusTooManyRequests} {
+		resp, err := http.Post(ts.URL, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("call %d: status %d, want %d", i, resp.StatusCode, want)
+		}
+		if want != http.StatusTooManyRequests {
+			continue
+		}
+		v := resp.Header.Get("retry-after-ms")
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 || time.Duration(ms)*time.Millisecond > srv.window {
+			t.Fatalf("retry-after-ms = %q, want whole milliseconds within the window", v)
+		}
+		if got, want := resp.Header.Get("x-ratelimit-reset-requests"), v+"ms"; got != want {
+			t.Fatalf("x-ratelimit-reset-requests = %q, want %q", got, want)
+		}
 	}
 }
 

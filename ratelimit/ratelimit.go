@@ -19,7 +19,8 @@
 // The wait counts against the call's context: when the context ends in the
 // queue, the call fails with a [*WaitError] that wraps the context's cause.
 // A call that waited is reported to the generation's observer when it is an
-// [ai.WaitObserver] (an observer of your own; aiotel and aislog do not record waits yet).
+// [ai.WaitObserver], as the observers of packages aiotel (a span event) and
+// aislog (a record) are.
 //
 // The token cost of a call is estimated before it is sent (see
 // [Options.EstimateTokens]); the provider's headers correct the estimate

@@ -24,5 +24,8 @@
 //
 // Responses models read call settings from ProviderOptions["azure"], or
 // ProviderOptions["openai"] when there is no "azure" entry; they accept
-// the settings the openai package documents.
+// the settings the openai package documents. The options of prompt
+// messages, parts and tool outputs (imageDetail, itemId...) are read the
+// same way, and a file reference's "azure" id is used before its "openai"
+// one. Tool options and the metadata of results use the "openai" key.
 package azure

@@ -129,10 +129,10 @@ func (p *Provider) Model(deployment string) provider.LanguageModel { return p.Re
 
 // Responses returns a model of deployment that uses the Responses API
 // (POST {base}/v1/responses). Its provider name is "azure.responses".
-// Call settings are read from ProviderOptions["azure"], or from
-// ProviderOptions["openai"] when there is no "azure" entry; the options of
-// prompt parts and the metadata of results use the "openai" key, as with
-// the openai package.
+// Call settings and the options of prompt parts are read from
+// ProviderOptions["azure"], or from ProviderOptions["openai"] when there is
+// no "azure" entry; tool options and the metadata of results use the
+// "openai" key, as with the openai package.
 func (p *Provider) Responses(deployment string) provider.LanguageModel {
 	u, err := p.url("/responses", deployment)
 	return &responsesModel{LanguageModel: openai.NewResponsesModel(openai.ResponsesConfig{
@@ -302,8 +302,9 @@ func (t *tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
-// responsesModel reads call settings from ProviderOptions["azure"] before
-// passing the call to the Responses implementation of the openai package.
+// responsesModel reads call settings and part options from
+// ProviderOptions["azure"] before passing the call to the Responses
+// implementation of the openai package.
 type responsesModel struct {
 	provider.LanguageModel
 }
@@ -321,23 +322,4 @@ func (m *responsesModel) Generate(ctx context.Context, opts *provider.CallOption
 // Stream runs one streaming call.
 func (m *responsesModel) Stream(ctx context.Context, opts *provider.CallOptions) (*provider.StreamResult, error) {
 	return m.LanguageModel.Stream(ctx, azureOptions(opts))
-}
-
-// azureOptions returns opts with the "azure" call settings in place of the
-// "openai" ones, when there are any.
-func azureOptions(opts *provider.CallOptions) *provider.CallOptions {
-	if opts == nil {
-		return nil
-	}
-	az, ok := opts.ProviderOptions["azure"]
-	if !ok {
-		return opts
-	}
-	o := *opts
-	o.ProviderOptions = make(provider.ProviderOptions, len(opts.ProviderOptions))
-	for k, v := range opts.ProviderOptions {
-		o.ProviderOptions[k] = v
-	}
-	o.ProviderOptions["openai"] = az
-	return &o
 }

@@ -40,6 +40,14 @@
 // Markdown) and videos are sent as bytes; images and videos may also be
 // s3:// URLs.
 //
+// Anthropic's provider-defined tools (bash, text editor, computer, memory,
+// code execution; provider tool ids "anthropic.*") reach Claude models as
+// tool specs with the tools' input schemas; the tool choice then goes in
+// Anthropic's form, and the beta features the tools need are added to
+// anthropic_beta, in additionalModelRequestFields. Bedrock does not run
+// Anthropic's web search and newer web fetch tools, and other models take
+// no provider tools: those are left out with a warning.
+//
 // A JSON response format with a schema uses Anthropic's native structured
 // output (output_config.format) on Claude models that support it, asks for
 // JSON in the system message on Claude models that cannot be forced to call

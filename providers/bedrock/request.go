@@ -286,12 +286,15 @@ func (m *languageModel) prepare(opts *provider.CallOptions) (*call, error) {
 		tools = append(slices.Clone(tools), &provider.FunctionTool{Name: "json", Description: "Respond with a JSON object.", InputSchema: rf.Schema})
 		choice = provider.ToolChoice{Type: provider.ToolChoiceRequired}
 	}
-	toolConfig, additional, toolWarnings := prepareTools(tools, choice, id, isAnthropic, caps.RejectsForcedToolUse, ao.DisableParallelToolUse != nil && *ao.DisableParallelToolUse)
+	toolConfig, additional, betas, toolWarnings := prepareTools(tools, choice, id, isAnthropic, caps.RejectsForcedToolUse, ao.DisableParallelToolUse != nil && *ao.DisableParallelToolUse)
 	warnings = append(warnings, toolWarnings...)
 	for k, v := range additional {
 		extra[k] = v
 	}
-	if o.AnthropicBeta != nil {
+	switch {
+	case len(betas) > 0:
+		extra["anthropic_beta"] = append(slices.Clone(o.AnthropicBeta), betas...)
+	case o.AnthropicBeta != nil:
 		extra["anthropic_beta"] = o.AnthropicBeta
 	}
 
@@ -527,24 +530,61 @@ func jsNumber(f float64) string {
 	return string(b)
 }
 
-// prepareTools returns the toolConfig of the request (nil without tools)
-// and fields for additionalModelRequestFields.
-func prepareTools(tools []provider.Tool, choice provider.ToolChoice, modelID string, isAnthropic, rejectsForced, disableParallel bool) (map[string]any, map[string]any, []provider.Warning) {
+// prepareTools returns the toolConfig of the request (nil without tools),
+// fields for additionalModelRequestFields and the anthropic-beta features
+// the tools need. A Claude model gets Anthropic's provider-defined tools
+// as tool specs with their input schemas, and then the tool choice goes in
+// Anthropic's form with additionalModelRequestFields.
+func prepareTools(tools []provider.Tool, choice provider.ToolChoice, modelID string, isAnthropic, rejectsForced, disableParallel bool) (map[string]any, map[string]any, []string, []provider.Warning) {
 	var warnings []provider.Warning
 	if len(tools) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	var functions []*provider.FunctionTool
+	var providerTools []*provider.ProviderTool
 	for _, t := range tools {
 		switch t := t.(type) {
 		case *provider.FunctionTool:
 			functions = append(functions, t)
 		case *provider.ProviderTool:
+			if notOnBedrock[t.ID] {
+				warnings = append(warnings, notOnBedrockWarning(t.ID))
+				continue
+			}
+			providerTools = append(providerTools, t)
+		}
+	}
+	if len(functions) == 0 && len(providerTools) == 0 {
+		return nil, nil, nil, warnings
+	}
+	rejectsForcedChoice := isAnthropic && rejectsForced && (choice.Type == provider.ToolChoiceRequired || choice.Type == provider.ToolChoiceTool)
+	forRequest := providerTools
+	if rejectsForcedChoice && choice.Type == provider.ToolChoiceTool {
+		forRequest = nil
+		for _, t := range providerTools {
+			if t.Name == choice.ToolName {
+				forRequest = append(forRequest, t)
+			}
+		}
+	}
+	usingAnthropic := isAnthropic && len(forRequest) > 0
+	var specs []any
+	var additional map[string]any
+	var betas []string
+	if usingAnthropic {
+		at := prepareAnthropicTools(providerTools, forRequest, choice, rejectsForced, disableParallel,
+			func(w provider.Warning) { warnings = append(warnings, w) })
+		specs, betas = at.specs, at.betas
+		if at.toolChoice != nil {
+			additional = map[string]any{"tool_choice": at.toolChoice}
+		}
+	} else {
+		for _, t := range forRequest {
 			warnings = append(warnings, provider.Warning{Type: "unsupported", Feature: "tool " + t.ID})
 		}
 	}
 	prepared := choice
-	if isAnthropic && rejectsForced && (choice.Type == provider.ToolChoiceRequired || choice.Type == provider.ToolChoiceTool) {
+	if !usingAnthropic && rejectsForcedChoice {
 		if choice.Type == provider.ToolChoiceTool {
 			warnings = append(warnings, provider.Warning{Type: "unsupported", Feature: "toolChoice",
 				Details: fmt.Sprintf("toolChoice 'tool' is not supported by this model because it rejects forced tool use. Only the '%s' tool is sent with 'auto' tool choice. Instruct the model to use the tool in the prompt and verify that a tool call was made.", choice.ToolName)})
@@ -555,7 +595,6 @@ func prepareTools(tools []provider.Tool, choice provider.ToolChoice, modelID str
 		prepared = provider.ToolChoice{Type: provider.ToolChoiceAuto}
 	}
 	strictOK := !containsAny(modelID, withoutStrictTools)
-	var specs []any
 	for _, t := range functions {
 		if choice.Type == provider.ToolChoiceTool && t.Name != choice.ToolName {
 			continue
@@ -578,8 +617,7 @@ func prepareTools(tools []provider.Tool, choice provider.ToolChoice, modelID str
 		}
 		specs = append(specs, map[string]any{"toolSpec": spec})
 	}
-	var additional map[string]any
-	if isAnthropic && disableParallel && len(specs) > 0 && prepared.Type != provider.ToolChoiceNone {
+	if isAnthropic && !usingAnthropic && disableParallel && len(specs) > 0 && prepared.Type != provider.ToolChoiceNone {
 		var tc map[string]any
 		switch prepared.Type {
 		case provider.ToolChoiceRequired:
@@ -592,7 +630,7 @@ func prepareTools(tools []provider.Tool, choice provider.ToolChoice, modelID str
 		additional = map[string]any{"tool_choice": tc}
 	}
 	var toolChoice any
-	if additional == nil && len(specs) > 0 {
+	if !usingAnthropic && additional == nil && len(specs) > 0 {
 		switch prepared.Type {
 		case provider.ToolChoiceAuto:
 			toolChoice = map[string]any{"auto": map[string]any{}}
@@ -605,13 +643,13 @@ func prepareTools(tools []provider.Tool, choice provider.ToolChoice, modelID str
 		}
 	}
 	if len(specs) == 0 {
-		return nil, additional, warnings
+		return nil, additional, betas, warnings
 	}
 	tc := map[string]any{"tools": specs}
 	if toolChoice != nil {
 		tc["toolChoice"] = toolChoice
 	}
-	return tc, additional, warnings
+	return tc, additional, betas, warnings
 }
 
 // schemaOrEmpty returns a tool's input schema as a JSON value.
