@@ -1,20 +1,15 @@
 package ai_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/internal/golden"
 	"github.com/aisdkgo/ai/provider"
 )
-
-var updateWire = flag.Bool("update-wire", false, "rewrite testdata/wire.golden")
 
 // wireValues holds every part and content value, once bare and once with
 // every field set (strings with characters JSON escapes).
@@ -63,25 +58,5 @@ func wireValues() []any {
 // The JSON of every part and content value stays byte for byte what
 // testdata/wire.golden records.
 func TestWireGolden(t *testing.T) {
-	var got bytes.Buffer
-	for _, v := range wireValues() {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatalf("%T: %v", v, err)
-		}
-		fmt.Fprintf(&got, "%T %s\n", v, data)
-	}
-	path := filepath.Join("testdata", "wire.golden")
-	if *updateWire {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("wire forms changed:\nwant:\n%s\ngot:\n%s", want, got.Bytes())
-	}
+	golden.CheckJSON(t, filepath.Join("testdata", "wire.golden"), wireValues())
 }

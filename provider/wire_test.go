@@ -1,20 +1,15 @@
 package provider_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/aisdkgo/ai/internal/golden"
 	"github.com/aisdkgo/ai/provider"
 )
-
-var updateWire = flag.Bool("update-wire", false, "rewrite testdata/wire.golden")
 
 // wireValues holds every value with a JSON form of its own, once bare and
 // once with every field set (strings with characters JSON escapes).
@@ -80,44 +75,5 @@ func wireValues() []any {
 // The JSON of every value stays byte for byte what testdata/wire.golden
 // records.
 func TestWireGolden(t *testing.T) {
-	var got bytes.Buffer
-	for _, v := range wireValues() {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatalf("%T: %v", v, err)
-		}
-		fmt.Fprintf(&got, "%T %s\n", v, data)
-	}
-	path := filepath.Join("testdata", "wire.golden")
-	if *updateWire {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("wire forms changed:\n%s", lineDiff(string(want), got.String()))
-	}
-}
-
-// lineDiff lists the lines of want and got that differ.
-func lineDiff(want, got string) string {
-	w, g := bytes.Split([]byte(want), []byte("\n")), bytes.Split([]byte(got), []byte("\n"))
-	var out bytes.Buffer
-	for i := range max(len(w), len(g)) {
-		var a, b []byte
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if !bytes.Equal(a, b) {
-			fmt.Fprintf(&out, "- %s\n+ %s\n", a, b)
-		}
-	}
-	return out.String()
+	golden.CheckJSON(t, filepath.Join("testdata", "wire.golden"), wireValues())
 }

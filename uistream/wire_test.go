@@ -3,17 +3,14 @@ package uistream_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/internal/golden"
 	"github.com/aisdkgo/ai/uistream"
 )
-
-var updateWire = flag.Bool("update-wire", false, "rewrite testdata/wire.golden")
 
 // wireChunks holds every chunk type, once bare and once with every field
 // set (strings with characters JSON escapes).
@@ -68,17 +65,5 @@ func TestWireGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&got, "%T %s\n%T %s\n", c, data, c, std)
 	}
-	path := filepath.Join("testdata", "wire.golden")
-	if *updateWire {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("wire forms changed:\nwant:\n%s\ngot:\n%s", want, got.Bytes())
-	}
+	golden.Check(t, filepath.Join("testdata", "wire.golden"), got.Bytes())
 }
