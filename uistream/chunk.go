@@ -425,9 +425,10 @@ func (c ToolInputAvailable) wire() any {
 }
 
 func (c ToolInputError) wire() any {
+	msg := c.ErrorText // only the message escapes, not the whole chunk
 	return toolInputWire{Type: "tool-input-error", ToolCallID: c.ToolCallID, ToolName: c.ToolName,
 		Input: orNull(c.Input), ProviderExecuted: c.ProviderExecuted, ProviderMetadata: c.ProviderMetadata,
-		ToolMetadata: c.ToolMetadata, Dynamic: c.Dynamic, ErrorText: &c.ErrorText, Title: c.Title}
+		ToolMetadata: c.ToolMetadata, Dynamic: c.Dynamic, ErrorText: &msg, Title: c.Title}
 }
 
 func (c ToolApprovalRequest) wire() any {
@@ -480,7 +481,8 @@ func (c ToolOutputAvailable) wire() any {
 }
 
 func (c ToolOutputError) wire() any {
-	return toolOutputWire{Type: "tool-output-error", ToolCallID: c.ToolCallID, ErrorText: &c.ErrorText,
+	msg := c.ErrorText
+	return toolOutputWire{Type: "tool-output-error", ToolCallID: c.ToolCallID, ErrorText: &msg,
 		ProviderExecuted: c.ProviderExecuted, ProviderMetadata: c.ProviderMetadata, ToolMetadata: c.ToolMetadata,
 		Dynamic: c.Dynamic}
 }
