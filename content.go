@@ -242,40 +242,43 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 	}{"tool-call", c.ToolCallID, c.ToolName, jsonOrNull(c.Input), c.ProviderExecuted, c.Dynamic, c.Invalid, errText, c.Title, c.ToolMetadata, c.ProviderMetadata})
 }
 
+// toolOutcomeJSON is the shape of a tool's outcome: a result has an output
+// (null when there is none), an error has the error's message.
+type toolOutcomeJSON struct {
+	Type             string           `json:"type"`
+	ToolCallID       string           `json:"toolCallId"`
+	ToolName         string           `json:"toolName"`
+	Input            json.RawMessage  `json:"input"`
+	Output           any              `json:"output,omitempty"`
+	Error            *string          `json:"error,omitempty"`
+	ProviderExecuted bool             `json:"providerExecuted,omitempty"`
+	Dynamic          bool             `json:"dynamic"`
+	Preliminary      bool             `json:"preliminary,omitempty"`
+	ToolMetadata     map[string]any   `json:"toolMetadata,omitempty"`
+	ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+}
+
 // MarshalJSON writes the result in the TypeScript AI SDK's shape.
 func (r ToolResult) MarshalJSON() ([]byte, error) {
 	var output any = r.Output
 	if r.outputJSON != nil {
 		output = r.outputJSON
 	}
-	return json.Marshal(struct {
-		Type             string           `json:"type"`
-		ToolCallID       string           `json:"toolCallId"`
-		ToolName         string           `json:"toolName"`
-		Input            json.RawMessage  `json:"input"`
-		Output           any              `json:"output"`
-		ProviderExecuted bool             `json:"providerExecuted,omitempty"`
-		Dynamic          bool             `json:"dynamic"`
-		Preliminary      bool             `json:"preliminary,omitempty"`
-		ToolMetadata     map[string]any   `json:"toolMetadata,omitempty"`
-		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"tool-result", r.ToolCallID, r.ToolName, jsonOrNull(r.Input), output, r.ProviderExecuted, r.Dynamic, r.Preliminary, r.ToolMetadata, r.ProviderMetadata})
+	if output == nil {
+		output = jsonOrNull(nil)
+	}
+	return json.Marshal(toolOutcomeJSON{Type: "tool-result", ToolCallID: r.ToolCallID, ToolName: r.ToolName,
+		Input: jsonOrNull(r.Input), Output: output, ProviderExecuted: r.ProviderExecuted, Dynamic: r.Dynamic,
+		Preliminary: r.Preliminary, ToolMetadata: r.ToolMetadata, ProviderMetadata: r.ProviderMetadata})
 }
 
 // MarshalJSON writes the error in the TypeScript AI SDK's shape, the error
 // as its message.
 func (e ToolError) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type             string           `json:"type"`
-		ToolCallID       string           `json:"toolCallId"`
-		ToolName         string           `json:"toolName"`
-		Input            json.RawMessage  `json:"input"`
-		Error            string           `json:"error"`
-		ProviderExecuted bool             `json:"providerExecuted,omitempty"`
-		Dynamic          bool             `json:"dynamic"`
-		ToolMetadata     map[string]any   `json:"toolMetadata,omitempty"`
-		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"tool-error", e.ToolCallID, e.ToolName, jsonOrNull(e.Input), errorText(e.Error), e.ProviderExecuted, e.Dynamic, e.ToolMetadata, e.ProviderMetadata})
+	msg := errorText(e.Error)
+	return json.Marshal(toolOutcomeJSON{Type: "tool-error", ToolCallID: e.ToolCallID, ToolName: e.ToolName,
+		Input: jsonOrNull(e.Input), Error: &msg, ProviderExecuted: e.ProviderExecuted, Dynamic: e.Dynamic,
+		ToolMetadata: e.ToolMetadata, ProviderMetadata: e.ProviderMetadata})
 }
 
 // MarshalJSON writes the request in the TypeScript AI SDK's shape.

@@ -310,24 +310,22 @@ func (p StartStep) MarshalJSON() ([]byte, error) {
 	}{"start-step", w})
 }
 
+// deltaJSON is the shape of the text and reasoning deltas.
+type deltaJSON struct {
+	Type             string           `json:"type"`
+	ID               string           `json:"id"`
+	Text             string           `json:"text"`
+	ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+}
+
 // MarshalJSON writes the part in the TypeScript AI SDK's shape.
 func (p TextDelta) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type             string           `json:"type"`
-		ID               string           `json:"id"`
-		Text             string           `json:"text"`
-		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"text-delta", p.ID, p.Text, p.ProviderMetadata})
+	return json.Marshal(deltaJSON{"text-delta", p.ID, p.Text, p.ProviderMetadata})
 }
 
 // MarshalJSON writes the part in the TypeScript AI SDK's shape.
 func (p ReasoningDelta) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type             string           `json:"type"`
-		ID               string           `json:"id"`
-		Text             string           `json:"text"`
-		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"reasoning-delta", p.ID, p.Text, p.ProviderMetadata})
+	return json.Marshal(deltaJSON{"reasoning-delta", p.ID, p.Text, p.ProviderMetadata})
 }
 
 // MarshalJSON writes the part in the TypeScript AI SDK's shape.

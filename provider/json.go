@@ -13,38 +13,32 @@ import (
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m SystemMessage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Role            Role            `json:"role"`
-		Content         string          `json:"content"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{RoleSystem, m.Content, m.ProviderOptions})
+	return marshalMessage(RoleSystem, m.Content, m.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m UserMessage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Role            Role            `json:"role"`
-		Content         []UserPart      `json:"content"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{RoleUser, nonNil(m.Content), m.ProviderOptions})
+	return marshalMessage(RoleUser, nonNil(m.Content), m.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m AssistantMessage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Role            Role            `json:"role"`
-		Content         []AssistantPart `json:"content"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{RoleAssistant, nonNil(m.Content), m.ProviderOptions})
+	return marshalMessage(RoleAssistant, nonNil(m.Content), m.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m ToolMessage) MarshalJSON() ([]byte, error) {
+	return marshalMessage(RoleTool, nonNil(m.Content), m.ProviderOptions)
+}
+
+// marshalMessage writes the shape all messages share; content is a string
+// or a list of parts.
+func marshalMessage[C any](role Role, content C, po ProviderOptions) ([]byte, error) {
 	return json.Marshal(struct {
 		Role            Role            `json:"role"`
-		Content         []ToolPart      `json:"content"`
+		Content         C               `json:"content"`
 		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{RoleTool, nonNil(m.Content), m.ProviderOptions})
+	}{role, content, po})
 }
 
 func nonNil[T any](s []T) []T {
@@ -54,43 +48,41 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
+// textPartJSON is the shape of the text and reasoning parts.
+type textPartJSON struct {
+	Type            string          `json:"type"`
+	Text            string          `json:"text"`
+	ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+}
+
+// filePartJSON is the shape of the file and reasoning file parts; only file
+// parts have a file name.
+type filePartJSON struct {
+	Type            string          `json:"type"`
+	Data            FileData        `json:"data"`
+	MediaType       string          `json:"mediaType"`
+	Filename        string          `json:"filename,omitempty"`
+	ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+}
+
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p TextPart) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type            string          `json:"type"`
-		Text            string          `json:"text"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{"text", p.Text, p.ProviderOptions})
+	return json.Marshal(textPartJSON{"text", p.Text, p.ProviderOptions})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p FilePart) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type            string          `json:"type"`
-		Data            FileData        `json:"data"`
-		MediaType       string          `json:"mediaType"`
-		Filename        string          `json:"filename,omitempty"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{"file", p.Data, p.MediaType, p.Filename, p.ProviderOptions})
+	return json.Marshal(filePartJSON{"file", p.Data, p.MediaType, p.Filename, p.ProviderOptions})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ReasoningPart) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type            string          `json:"type"`
-		Text            string          `json:"text"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{"reasoning", p.Text, p.ProviderOptions})
+	return json.Marshal(textPartJSON{"reasoning", p.Text, p.ProviderOptions})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (p ReasoningFilePart) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type            string          `json:"type"`
-		Data            FileData        `json:"data"`
-		MediaType       string          `json:"mediaType"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{"reasoning-file", p.Data, p.MediaType, p.ProviderOptions})
+	return json.Marshal(filePartJSON{Type: "reasoning-file", Data: p.Data, MediaType: p.MediaType, ProviderOptions: p.ProviderOptions})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -160,20 +152,12 @@ func jsonOrNull(v json.RawMessage) json.RawMessage {
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o TextOutput) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type            string          `json:"type"`
-		Value           string          `json:"value"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{"text", o.Value, o.ProviderOptions})
+	return marshalOutput("text", o.Value, o.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o JSONOutput) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type            string          `json:"type"`
-		Value           json.RawMessage `json:"value"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{"json", jsonOrNull(o.Value), o.ProviderOptions})
+	return marshalOutput("json", jsonOrNull(o.Value), o.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -187,29 +171,27 @@ func (o ExecutionDeniedOutput) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o ErrorTextOutput) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type            string          `json:"type"`
-		Value           string          `json:"value"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{"error-text", o.Value, o.ProviderOptions})
+	return marshalOutput("error-text", o.Value, o.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o ErrorJSONOutput) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type            string          `json:"type"`
-		Value           json.RawMessage `json:"value"`
-		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
-	}{"error-json", jsonOrNull(o.Value), o.ProviderOptions})
+	return marshalOutput("error-json", jsonOrNull(o.Value), o.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o ContentOutput) MarshalJSON() ([]byte, error) {
+	return marshalOutput("content", nonNil(o.Value), o.ProviderOptions)
+}
+
+// marshalOutput writes the shape the tool result outputs with a value
+// share.
+func marshalOutput[V any](typ string, value V, po ProviderOptions) ([]byte, error) {
 	return json.Marshal(struct {
-		Type            string              `json:"type"`
-		Value           []ContentOutputPart `json:"value"`
-		ProviderOptions ProviderOptions     `json:"providerOptions,omitempty"`
-	}{"content", nonNil(o.Value), o.ProviderOptions})
+		Type            string          `json:"type"`
+		Value           V               `json:"value"`
+		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
+	}{typ, value, po})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -287,23 +269,31 @@ func (t ProviderTool) MarshalJSON() ([]byte, error) {
 
 // Content and stream parts.
 
+// textJSON is the shape of text and reasoning output; only text has
+// citations.
+type textJSON struct {
+	Type             string           `json:"type"`
+	Text             string           `json:"text"`
+	Citations        []Citation       `json:"citations,omitempty"`
+	ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+}
+
+// fileJSON is the shape of file and reasoning file output.
+type fileJSON struct {
+	Type             string           `json:"type"`
+	MediaType        string           `json:"mediaType"`
+	Data             FileData         `json:"data"`
+	ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
+}
+
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c Text) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type             string           `json:"type"`
-		Text             string           `json:"text"`
-		Citations        []Citation       `json:"citations,omitempty"`
-		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"text", c.Text, c.Citations, c.ProviderMetadata})
+	return json.Marshal(textJSON{"text", c.Text, c.Citations, c.ProviderMetadata})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c Reasoning) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type             string           `json:"type"`
-		Text             string           `json:"text"`
-		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"reasoning", c.Text, c.ProviderMetadata})
+	return json.Marshal(textJSON{Type: "reasoning", Text: c.Text, ProviderMetadata: c.ProviderMetadata})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -317,22 +307,12 @@ func (c Custom) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c File) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type             string           `json:"type"`
-		MediaType        string           `json:"mediaType"`
-		Data             FileData         `json:"data"`
-		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"file", c.MediaType, c.Data, c.ProviderMetadata})
+	return json.Marshal(fileJSON{"file", c.MediaType, c.Data, c.ProviderMetadata})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (c ReasoningFile) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type             string           `json:"type"`
-		MediaType        string           `json:"mediaType"`
-		Data             FileData         `json:"data"`
-		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"reasoning-file", c.MediaType, c.Data, c.ProviderMetadata})
+	return json.Marshal(fileJSON{"reasoning-file", c.MediaType, c.Data, c.ProviderMetadata})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -505,17 +485,30 @@ func (p ErrorPart) MarshalJSON() ([]byte, error) {
 // [SystemMessage.MarshalJSON] and its siblings write. User and assistant
 // content may also be a plain string, which becomes one text part.
 func UnmarshalMessages(data []byte) ([]Message, error) {
+	out, err := unmarshalList(data, "message", UnmarshalMessage)
+	if out == nil && err == nil {
+		out = []Message{} // null holds no messages
+	}
+	return out, err
+}
+
+// unmarshalList decodes a JSON array with one, naming the index of an
+// element that fails as "what i". Null decodes to nil.
+func unmarshalList[T any](data []byte, what string, one func([]byte) (T, error)) ([]T, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, err
 	}
-	out := make([]Message, 0, len(raw))
+	if raw == nil {
+		return nil, nil
+	}
+	out := make([]T, 0, len(raw))
 	for i, r := range raw {
-		m, err := UnmarshalMessage(r)
+		v, err := one(r)
 		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+			return nil, fmt.Errorf("%s %d: %w", what, i, err)
 		}
-		out = append(out, m)
+		out = append(out, v)
 	}
 	return out, nil
 }
@@ -638,11 +631,7 @@ func unmarshalPart(data []byte) (any, error) {
 		}
 		return FilePart{Data: d, MediaType: mt, ProviderOptions: p.ProviderOptions}, nil
 	case "file":
-		d, err := unmarshalFileData(p.Data)
-		if err != nil {
-			return nil, err
-		}
-		return FilePart{Data: d, MediaType: p.MediaType, Filename: p.Filename, ProviderOptions: p.ProviderOptions}, nil
+		return unmarshalFilePart(p.Data, p.MediaType, p.Filename, p.ProviderOptions)
 	case "reasoning":
 		return ReasoningPart{Text: p.Text, ProviderOptions: p.ProviderOptions}, nil
 	case "reasoning-file":
@@ -671,6 +660,15 @@ func unmarshalPart(data []byte) (any, error) {
 		return ToolApprovalResponsePart{ApprovalID: p.ApprovalID, Approved: p.Approved, Reason: p.Reason, ProviderExecuted: p.ProviderExecuted, ProviderOptions: p.ProviderOptions}, nil
 	}
 	return nil, fmt.Errorf("unknown part type %q", p.Type)
+}
+
+// unmarshalFilePart builds a file part from its decoded fields.
+func unmarshalFilePart(data json.RawMessage, mediaType, filename string, po ProviderOptions) (FilePart, error) {
+	d, err := unmarshalFileData(data)
+	if err != nil {
+		return FilePart{}, err
+	}
+	return FilePart{Data: d, MediaType: mediaType, Filename: filename, ProviderOptions: po}, nil
 }
 
 // unmarshalFileData reads tagged file data; a plain string is taken as base64
@@ -794,11 +792,7 @@ func unmarshalContentOutputPart(data []byte) (ContentOutputPart, error) {
 	case "custom":
 		return CustomPart{ProviderOptions: p.ProviderOptions}, nil
 	case "file":
-		d, err := unmarshalFileData(p.Data)
-		if err != nil {
-			return nil, err
-		}
-		return FilePart{Data: d, MediaType: p.MediaType, Filename: p.Filename, ProviderOptions: p.ProviderOptions}, nil
+		return unmarshalFilePart(p.Data, p.MediaType, p.Filename, p.ProviderOptions)
 	case "file-data", "image-data", "media":
 		var b []byte
 		if err := json.Unmarshal(p.Data, &b); err != nil {
@@ -880,22 +874,7 @@ func UnmarshalContent(data []byte) (Content, error) {
 // UnmarshalContents decodes a JSON array of model output; see
 // [UnmarshalContent].
 func UnmarshalContents(data []byte) ([]Content, error) {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, nil
-	}
-	out := make([]Content, 0, len(raw))
-	for i, r := range raw {
-		c, err := UnmarshalContent(r)
-		if err != nil {
-			return nil, fmt.Errorf("content %d: %w", i, err)
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return unmarshalList(data, "content", UnmarshalContent)
 }
 
 // UnmarshalTool decodes a tool definition in the shape
@@ -939,20 +918,5 @@ func UnmarshalTool(data []byte) (Tool, error) {
 // UnmarshalTools decodes a JSON array of tool definitions; see
 // [UnmarshalTool].
 func UnmarshalTools(data []byte) ([]Tool, error) {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, nil
-	}
-	out := make([]Tool, 0, len(raw))
-	for i, r := range raw {
-		t, err := UnmarshalTool(r)
-		if err != nil {
-			return nil, fmt.Errorf("tool %d: %w", i, err)
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return unmarshalList(data, "tool", UnmarshalTool)
 }

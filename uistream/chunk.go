@@ -355,9 +355,12 @@ func (c MessageMetadata) wire() any {
 	}{"message-metadata", c.MessageMetadata}
 }
 
+// blockWire is the wire form of the starts and ends of text and reasoning
+// blocks; only a text end has citations.
 type blockWire struct {
 	Type             string `json:"type"`
 	ID               string `json:"id"`
+	Citations        any    `json:"citations,omitempty"`
 	ProviderMetadata pm     `json:"providerMetadata,omitempty"`
 }
 
@@ -368,34 +371,43 @@ type deltaWire struct {
 	ProviderMetadata pm     `json:"providerMetadata,omitempty"`
 }
 
-func (c TextStart) wire() any { return blockWire{"text-start", c.ID, c.ProviderMetadata} }
-func (c TextDelta) wire() any { return deltaWire{"text-delta", c.ID, c.Delta, c.ProviderMetadata} }
-func (c TextEnd) wire() any {
-	return struct {
-		Type             string `json:"type"`
-		ID               string `json:"id"`
-		Citations        any    `json:"citations,omitempty"`
-		ProviderMetadata pm     `json:"providerMetadata,omitempty"`
-	}{"text-end", c.ID, c.Citations, c.ProviderMetadata}
+func (c TextStart) wire() any {
+	return blockWire{Type: "text-start", ID: c.ID, ProviderMetadata: c.ProviderMetadata}
 }
-func (c ReasoningStart) wire() any { return blockWire{"reasoning-start", c.ID, c.ProviderMetadata} }
+func (c TextDelta) wire() any { return deltaWire{"text-delta", c.ID, c.Delta, c.ProviderMetadata} }
+func (c TextEnd) wire() any   { return blockWire{"text-end", c.ID, c.Citations, c.ProviderMetadata} }
+func (c ReasoningStart) wire() any {
+	return blockWire{Type: "reasoning-start", ID: c.ID, ProviderMetadata: c.ProviderMetadata}
+}
 func (c ReasoningDelta) wire() any {
 	return deltaWire{"reasoning-delta", c.ID, c.Delta, c.ProviderMetadata}
 }
-func (c ReasoningEnd) wire() any { return blockWire{"reasoning-end", c.ID, c.ProviderMetadata} }
+func (c ReasoningEnd) wire() any {
+	return blockWire{Type: "reasoning-end", ID: c.ID, ProviderMetadata: c.ProviderMetadata}
+}
+
+// toolInputWire is the wire form of the chunks that open or complete a
+// tool call's input. A start has an input encoding and no input; an
+// available or failed input always has its input (null when empty); only a
+// failed one has an error text.
+type toolInputWire struct {
+	Type             string          `json:"type"`
+	ToolCallID       string          `json:"toolCallId"`
+	ToolName         string          `json:"toolName"`
+	InputEncoding    string          `json:"inputEncoding,omitempty"`
+	Input            json.RawMessage `json:"input,omitempty"`
+	ProviderExecuted bool            `json:"providerExecuted,omitempty"`
+	ProviderMetadata pm              `json:"providerMetadata,omitempty"`
+	ToolMetadata     map[string]any  `json:"toolMetadata,omitempty"`
+	Dynamic          *bool           `json:"dynamic,omitempty"`
+	ErrorText        *string         `json:"errorText,omitempty"`
+	Title            string          `json:"title,omitempty"`
+}
 
 func (c ToolInputStart) wire() any {
-	return struct {
-		Type             string         `json:"type"`
-		ToolCallID       string         `json:"toolCallId"`
-		ToolName         string         `json:"toolName"`
-		InputEncoding    string         `json:"inputEncoding,omitempty"`
-		ProviderExecuted bool           `json:"providerExecuted,omitempty"`
-		ProviderMetadata pm             `json:"providerMetadata,omitempty"`
-		ToolMetadata     map[string]any `json:"toolMetadata,omitempty"`
-		Dynamic          *bool          `json:"dynamic,omitempty"`
-		Title            string         `json:"title,omitempty"`
-	}{"tool-input-start", c.ToolCallID, c.ToolName, c.InputEncoding, c.ProviderExecuted, c.ProviderMetadata, c.ToolMetadata, c.Dynamic, c.Title}
+	return toolInputWire{Type: "tool-input-start", ToolCallID: c.ToolCallID, ToolName: c.ToolName,
+		InputEncoding: c.InputEncoding, ProviderExecuted: c.ProviderExecuted, ProviderMetadata: c.ProviderMetadata,
+		ToolMetadata: c.ToolMetadata, Dynamic: c.Dynamic, Title: c.Title}
 }
 
 func (c ToolInputDelta) wire() any {
@@ -407,32 +419,16 @@ func (c ToolInputDelta) wire() any {
 }
 
 func (c ToolInputAvailable) wire() any {
-	return struct {
-		Type             string          `json:"type"`
-		ToolCallID       string          `json:"toolCallId"`
-		ToolName         string          `json:"toolName"`
-		Input            json.RawMessage `json:"input"`
-		ProviderExecuted bool            `json:"providerExecuted,omitempty"`
-		ProviderMetadata pm              `json:"providerMetadata,omitempty"`
-		ToolMetadata     map[string]any  `json:"toolMetadata,omitempty"`
-		Dynamic          *bool           `json:"dynamic,omitempty"`
-		Title            string          `json:"title,omitempty"`
-	}{"tool-input-available", c.ToolCallID, c.ToolName, orNull(c.Input), c.ProviderExecuted, c.ProviderMetadata, c.ToolMetadata, c.Dynamic, c.Title}
+	return toolInputWire{Type: "tool-input-available", ToolCallID: c.ToolCallID, ToolName: c.ToolName,
+		Input: orNull(c.Input), ProviderExecuted: c.ProviderExecuted, ProviderMetadata: c.ProviderMetadata,
+		ToolMetadata: c.ToolMetadata, Dynamic: c.Dynamic, Title: c.Title}
 }
 
 func (c ToolInputError) wire() any {
-	return struct {
-		Type             string          `json:"type"`
-		ToolCallID       string          `json:"toolCallId"`
-		ToolName         string          `json:"toolName"`
-		Input            json.RawMessage `json:"input"`
-		ProviderExecuted bool            `json:"providerExecuted,omitempty"`
-		ProviderMetadata pm              `json:"providerMetadata,omitempty"`
-		ToolMetadata     map[string]any  `json:"toolMetadata,omitempty"`
-		Dynamic          *bool           `json:"dynamic,omitempty"`
-		ErrorText        string          `json:"errorText"`
-		Title            string          `json:"title,omitempty"`
-	}{"tool-input-error", c.ToolCallID, c.ToolName, orNull(c.Input), c.ProviderExecuted, c.ProviderMetadata, c.ToolMetadata, c.Dynamic, c.ErrorText, c.Title}
+	msg := c.ErrorText // only the message escapes, not the whole chunk
+	return toolInputWire{Type: "tool-input-error", ToolCallID: c.ToolCallID, ToolName: c.ToolName,
+		Input: orNull(c.Input), ProviderExecuted: c.ProviderExecuted, ProviderMetadata: c.ProviderMetadata,
+		ToolMetadata: c.ToolMetadata, Dynamic: c.Dynamic, ErrorText: &msg, Title: c.Title}
 }
 
 func (c ToolApprovalRequest) wire() any {
@@ -457,29 +453,38 @@ func (c ToolApprovalResponse) wire() any {
 	}{"tool-approval-response", c.ApprovalID, c.Approved, c.Reason, c.ProviderExecuted}
 }
 
+// toolOutputWire is the wire form of a tool's outcome: an output (always
+// there, null when nil) or an error text.
+type toolOutputWire struct {
+	Type             string         `json:"type"`
+	ToolCallID       string         `json:"toolCallId"`
+	Output           any            `json:"output,omitempty"`
+	ErrorText        *string        `json:"errorText,omitempty"`
+	ProviderExecuted bool           `json:"providerExecuted,omitempty"`
+	ProviderMetadata pm             `json:"providerMetadata,omitempty"`
+	ToolMetadata     map[string]any `json:"toolMetadata,omitempty"`
+	Preliminary      bool           `json:"preliminary,omitempty"`
+	Dynamic          *bool          `json:"dynamic,omitempty"`
+}
+
+// nullOutput is a nil output as it is sent; only the encoder reads it.
+var nullOutput = json.RawMessage("null")
+
 func (c ToolOutputAvailable) wire() any {
-	return struct {
-		Type             string         `json:"type"`
-		ToolCallID       string         `json:"toolCallId"`
-		Output           any            `json:"output"`
-		ProviderExecuted bool           `json:"providerExecuted,omitempty"`
-		ProviderMetadata pm             `json:"providerMetadata,omitempty"`
-		ToolMetadata     map[string]any `json:"toolMetadata,omitempty"`
-		Preliminary      bool           `json:"preliminary,omitempty"`
-		Dynamic          *bool          `json:"dynamic,omitempty"`
-	}{"tool-output-available", c.ToolCallID, c.Output, c.ProviderExecuted, c.ProviderMetadata, c.ToolMetadata, c.Preliminary, c.Dynamic}
+	output := c.Output
+	if output == nil {
+		output = nullOutput
+	}
+	return toolOutputWire{Type: "tool-output-available", ToolCallID: c.ToolCallID, Output: output,
+		ProviderExecuted: c.ProviderExecuted, ProviderMetadata: c.ProviderMetadata, ToolMetadata: c.ToolMetadata,
+		Preliminary: c.Preliminary, Dynamic: c.Dynamic}
 }
 
 func (c ToolOutputError) wire() any {
-	return struct {
-		Type             string         `json:"type"`
-		ToolCallID       string         `json:"toolCallId"`
-		ErrorText        string         `json:"errorText"`
-		ProviderExecuted bool           `json:"providerExecuted,omitempty"`
-		ProviderMetadata pm             `json:"providerMetadata,omitempty"`
-		ToolMetadata     map[string]any `json:"toolMetadata,omitempty"`
-		Dynamic          *bool          `json:"dynamic,omitempty"`
-	}{"tool-output-error", c.ToolCallID, c.ErrorText, c.ProviderExecuted, c.ProviderMetadata, c.ToolMetadata, c.Dynamic}
+	msg := c.ErrorText
+	return toolOutputWire{Type: "tool-output-error", ToolCallID: c.ToolCallID, ErrorText: &msg,
+		ProviderExecuted: c.ProviderExecuted, ProviderMetadata: c.ProviderMetadata, ToolMetadata: c.ToolMetadata,
+		Dynamic: c.Dynamic}
 }
 
 func (c ToolOutputDenied) wire() any {

@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -33,7 +32,7 @@ func SanitizeSchema(schema json.RawMessage) json.RawMessage {
 	if json.Unmarshal(schema, &root) != nil {
 		return schema
 	}
-	return marshal(sanitizeNode(root))
+	return MarshalValue(sanitizeNode(root))
 }
 
 func sanitizeNode(node any) any {
@@ -41,24 +40,24 @@ func sanitizeNode(node any) any {
 	if !ok {
 		return node
 	}
-	out := &ordered{}
+	out := &Object{}
 	if ref, ok := m["$ref"]; ok {
-		out.set("$ref", ref)
+		out.Set("$ref", ref)
 		sanitizeDefinitions(m, out)
 		return out
 	}
 	for _, k := range []string{"$schema", "$id", "title", "description", "default", "const", "enum", "type"} {
 		if v, ok := m[k]; ok && (v != nil || k == "default" || k == "const") {
-			out.set(k, v)
+			out.Set(k, v)
 		}
 	}
 	if list, ok := m["anyOf"].([]any); ok {
-		out.set("anyOf", sanitizeList(list))
+		out.Set("anyOf", sanitizeList(list))
 	} else if list, ok := m["oneOf"].([]any); ok {
-		out.set("anyOf", sanitizeList(list))
+		out.Set("anyOf", sanitizeList(list))
 	}
 	if list, ok := m["allOf"].([]any); ok {
-		out.set("allOf", sanitizeList(list))
+		out.Set("allOf", sanitizeList(list))
 	}
 	sanitizeDefinitions(m, out)
 	props, hasProps := m["properties"].(map[string]any)
@@ -68,23 +67,23 @@ func sanitizeNode(node any) any {
 			for k, v := range props {
 				sp[k] = sanitizeNode(v)
 			}
-			out.set("properties", sp)
+			out.Set("properties", sp)
 		}
-		out.set("additionalProperties", false)
+		out.Set("additionalProperties", false)
 		if req, ok := m["required"]; ok {
-			out.set("required", req)
+			out.Set("required", req)
 		}
 	}
 	if items, ok := m["items"]; ok && items != nil {
 		if list, ok := items.([]any); ok {
-			out.set("items", sanitizeList(list))
+			out.Set("items", sanitizeList(list))
 		} else {
-			out.set("items", sanitizeNode(items))
+			out.Set("items", sanitizeNode(items))
 		}
 	}
 	format, _ := m["format"].(string)
 	if supportedFormats[format] {
-		out.set("format", format)
+		out.Set("format", format)
 	}
 	var notes []string
 	for _, k := range constraintKeys {
@@ -95,7 +94,7 @@ func sanitizeNode(node any) any {
 		name := upperCase.ReplaceAllStringFunc(k, func(s string) string { return " " + strings.ToLower(s) })
 		text, isString := v.(string)
 		if !isString {
-			text = string(marshal(v))
+			text = string(MarshalValue(v))
 		}
 		notes = append(notes, fmt.Sprintf("%s: %s", name, text))
 	}
@@ -104,12 +103,12 @@ func sanitizeNode(node any) any {
 	}
 	if len(notes) > 0 {
 		note := strings.Join(notes, "; ") + "."
-		if d, ok := out.get("description"); ok {
+		if d, ok := out.Get("description"); ok {
 			if ds, ok := d.(string); ok {
 				note = ds + "\n" + note
 			}
 		}
-		out.set("description", note)
+		out.Set("description", note)
 	}
 	return out
 }
@@ -122,7 +121,7 @@ func sanitizeList(list []any) []any {
 	return out
 }
 
-func sanitizeDefinitions(m map[string]any, out *ordered) {
+func sanitizeDefinitions(m map[string]any, out *Object) {
 	for _, k := range []string{"definitions", "$defs"} {
 		defs, ok := m[k].(map[string]any)
 		if !ok {
@@ -132,60 +131,6 @@ func sanitizeDefinitions(m map[string]any, out *ordered) {
 		for name, d := range defs {
 			sd[name] = sanitizeNode(d)
 		}
-		out.set(k, sd)
+		out.Set(k, sd)
 	}
-}
-
-// ordered is a JSON object that keeps its keys in insertion order.
-type ordered struct {
-	keys   []string
-	values map[string]any
-}
-
-func (o *ordered) set(key string, v any) {
-	if o.values == nil {
-		o.values = map[string]any{}
-	}
-	if _, ok := o.values[key]; !ok {
-		o.keys = append(o.keys, key)
-	}
-	o.values[key] = v
-}
-
-func (o *ordered) get(key string) (any, bool) {
-	v, ok := o.values[key]
-	return v, ok
-}
-
-// MarshalJSON writes the keys in insertion order.
-func (o *ordered) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(o.values[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// marshal renders v, which is known to be marshallable.
-func marshal(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return json.RawMessage("null")
-	}
-	return b
 }

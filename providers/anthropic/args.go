@@ -536,37 +536,37 @@ func reasoningConfig(r provider.ReasoningEffort, caps capabilities, warnings *[]
 // contextEditWire converts one context edit; nil for unknown strategies.
 func contextEditWire(e ContextEdit) *object {
 	w := &object{}
-	w.set("type", e.Type)
+	w.Set("type", e.Type)
 	switch e.Type {
 	case "clear_tool_uses_20250919":
 		if e.Trigger != nil {
-			w.set("trigger", e.Trigger)
+			w.Set("trigger", e.Trigger)
 		}
 		if e.Keep != nil {
-			w.set("keep", e.Keep)
+			w.Set("keep", e.Keep)
 		}
 		if e.ClearAtLeast != nil {
-			w.set("clear_at_least", e.ClearAtLeast)
+			w.Set("clear_at_least", e.ClearAtLeast)
 		}
 		if e.ClearToolInputs != nil {
-			w.set("clear_tool_inputs", *e.ClearToolInputs)
+			w.Set("clear_tool_inputs", *e.ClearToolInputs)
 		}
 		if e.ExcludeTools != nil {
-			w.set("exclude_tools", e.ExcludeTools)
+			w.Set("exclude_tools", e.ExcludeTools)
 		}
 	case "clear_thinking_20251015":
 		if e.Keep != nil {
-			w.set("keep", e.Keep)
+			w.Set("keep", e.Keep)
 		}
 	case "compact_20260112":
 		if e.Trigger != nil {
-			w.set("trigger", e.Trigger)
+			w.Set("trigger", e.Trigger)
 		}
 		if e.PauseAfterCompaction != nil {
-			w.set("pause_after_compaction", *e.PauseAfterCompaction)
+			w.Set("pause_after_compaction", *e.PauseAfterCompaction)
 		}
 		if e.Instructions != "" {
-			w.set("instructions", e.Instructions)
+			w.Set("instructions", e.Instructions)
 		}
 	default:
 		return nil

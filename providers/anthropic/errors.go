@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/aisdkgo/ai/internal/claude"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -68,7 +69,7 @@ func errorInResponse(e wireError, url string, reqBody []byte, headers http.Heade
 		StatusCode:      status,
 		RequestBody:     reqBody,
 		ResponseHeaders: provider.Header(provider.Header(headers)),
-		ResponseBody:    mustJSON(e),
+		ResponseBody:    claude.MarshalValue(e),
 		Retryable:       retryable,
 	}
 }

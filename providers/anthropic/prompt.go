@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/aisdkgo/ai/internal/claude"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -694,15 +695,15 @@ func (c *promptConverter) toolCall(p provider.ToolCallPart, cc any, mcpCalls map
 	case wireCodeExecution:
 		// Calls of the code execution sub-tools and programmatic calls carry
 		// an injected "type" that the API does not know.
-		if obj, ok := decodeObject(input); ok {
-			if t := obj.str("type"); t != "" {
+		if obj, ok := claude.DecodeObject(input); ok {
+			if t := obj.Str("type"); t != "" {
 				switch t {
 				case "bash_code_execution", "text_editor_code_execution":
-					obj.remove("type")
-					return server(t, mustJSON(obj))
+					obj.Remove("type")
+					return server(t, claude.MarshalValue(obj))
 				case "programmatic-tool-call":
-					obj.remove("type")
-					return server(wireCodeExecution, mustJSON(obj))
+					obj.Remove("type")
+					return server(wireCodeExecution, claude.MarshalValue(obj))
 				}
 			}
 		}
@@ -826,12 +827,12 @@ func (c *promptConverter) providerResult(p provider.ToolResultPart, cc any, mcpC
 			return unsupported()
 		}
 		doc := &object{}
-		doc.set("type", "document")
-		doc.set("title", r.Content.Title)
+		doc.Set("type", "document")
+		doc.Set("title", r.Content.Title)
 		if r.Content.Citations != nil {
-			doc.set("citations", r.Content.Citations)
+			doc.Set("citations", r.Content.Citations)
 		}
-		doc.set("source", map[string]any{"type": r.Content.Source.Type, "media_type": r.Content.Source.MediaType, "data": r.Content.Source.Data})
+		doc.Set("source", map[string]any{"type": r.Content.Source.Type, "media_type": r.Content.Source.MediaType, "data": r.Content.Source.Data})
 		return result("web_fetch_tool_result", map[string]any{
 			"type": "web_fetch_result", "url": r.URL, "retrieved_at": r.RetrievedAt, "content": doc,
 		}, true)
@@ -885,7 +886,7 @@ func (c *promptConverter) codeExecutionResult(p provider.ToolResultPart, value j
 		}
 		return block("bash_code_execution_tool_result", map[string]any{"type": "bash_code_execution_tool_result_error", "error_code": code})
 	}
-	obj, ok := decodeObject(value)
+	obj, ok := claude.DecodeObject(value)
 	if !ok || probe.Type == "" {
 		c.warnings = append(c.warnings, provider.Warning{
 			Type:    "other",
@@ -895,8 +896,8 @@ func (c *promptConverter) codeExecutionResult(p provider.ToolResultPart, value j
 	}
 	switch probe.Type {
 	case "code_execution_result", "encrypted_code_execution_result":
-		if _, has := obj.values["content"]; !has {
-			obj.set("content", []any{})
+		if _, has := obj.Get("content"); !has {
+			obj.Set("content", []any{})
 		}
 		return block("code_execution_tool_result", obj)
 	case "bash_code_execution_result", "bash_code_execution_tool_result_error":
@@ -918,7 +919,7 @@ func outputValue(o provider.ToolResultOutput) (value json.RawMessage, isError, o
 		if json.Valid([]byte(o.Value)) {
 			return json.RawMessage(o.Value), true, true
 		}
-		return mustJSON(o.Value), true, true
+		return claude.MarshalValue(o.Value), true, true
 	}
 	return nil, false, false
 }

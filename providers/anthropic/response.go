@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 
+	"github.com/aisdkgo/ai/internal/claude"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -101,7 +102,7 @@ func dynamicCodeExecution(tools []any) bool {
 		if !ok {
 			continue
 		}
-		if typ, _ := o.values["type"].(string); typ == "web_fetch_20260209" || typ == "web_search_20260209" {
+		if typ, _ := o.Get("type"); typ == "web_fetch_20260209" || typ == "web_search_20260209" {
 			web = true
 			continue
 		}
@@ -207,9 +208,9 @@ func serverToolInput(name string, input json.RawMessage) string {
 	case codeExecutionSubtool(name):
 		return prependKey(in, "type", name)
 	case name == wireCodeExecution:
-		if o, ok := decodeObject([]byte(in)); ok {
-			if _, hasCode := o.values["code"]; hasCode {
-				if _, hasType := o.values["type"]; !hasType {
+		if o, ok := claude.DecodeObject([]byte(in)); ok {
+			if _, hasCode := o.Get("code"); hasCode {
+				if _, hasType := o.Get("type"); !hasType {
 					return prependKey(in, "type", "programmatic-tool-call")
 				}
 			}
@@ -220,7 +221,7 @@ func serverToolInput(name string, input json.RawMessage) string {
 
 // prependKey adds "key": value at the front of a compact JSON object.
 func prependKey(obj, key, value string) string {
-	head := string(mustJSON(key)) + ":" + string(mustJSON(value))
+	head := string(claude.MarshalValue(key)) + ":" + string(claude.MarshalValue(value))
 	if obj == "{}" || len(obj) < 2 || obj[0] != '{' {
 		return "{" + head + "}"
 	}
@@ -280,7 +281,7 @@ func (c *blockConverter) resultBlock(b contentBlock) (parts []provider.Content, 
 		return provider.ToolResult{
 			ToolCallID:       b.ToolUseID,
 			ToolName:         c.names.app(wire),
-			Result:           mustJSON(value),
+			Result:           claude.MarshalValue(value),
 			IsError:          isError,
 			ProviderMetadata: meta,
 		}
@@ -445,7 +446,7 @@ func (c *blockConverter) resultBlock(b contentBlock) (parts []provider.Content, 
 		return []provider.Content{provider.ToolResult{
 			ToolCallID:       b.ToolUseID,
 			ToolName:         call.ToolName,
-			Result:           mustJSON(value),
+			Result:           claude.MarshalValue(value),
 			IsError:          b.IsError,
 			Dynamic:          true,
 			ProviderMetadata: call.ProviderMetadata,

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aisdkgo/ai/internal/claude"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -342,7 +343,7 @@ func (s *streamState) blockDelta(parts []provider.StreamPart, index int, id stri
 		if t.firstDelta && t.inputType != "" && strings.HasPrefix(delta, "{") {
 			// Report the injected type from the first delta on; the final
 			// input is rebuilt from the wire input at the block's end.
-			head := `{"type":` + string(mustJSON(t.inputType))
+			head := `{"type":` + string(claude.MarshalValue(t.inputType))
 			if rest := strings.TrimSpace(delta[1:]); strings.HasPrefix(rest, "}") {
 				delta = head + delta[1:]
 			} else {
@@ -446,7 +447,7 @@ func (s *streamState) messageDelta(ev streamEvent, data []byte) {
 func (s *streamState) metadata() provider.ProviderMetadata {
 	var raw any
 	if s.rawUsage != nil {
-		raw = toAny(mustJSON(s.rawUsage))
+		raw = toAny(claude.MarshalValue(s.rawUsage))
 	}
 	return callMetadata{
 		rawUsage:          raw,
@@ -462,7 +463,7 @@ func (s *streamState) rawUsageJSON() json.RawMessage {
 	if s.rawUsage == nil {
 		return nil
 	}
-	return mustJSON(s.rawUsage)
+	return claude.MarshalValue(s.rawUsage)
 }
 
 func (s *streamState) messageStop(parts []provider.StreamPart) []provider.StreamPart {

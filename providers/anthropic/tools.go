@@ -74,16 +74,7 @@ type WebSearchArgs struct {
 // "encryptedContent"}], each also reported as a URL source; text that cites
 // them carries the citations in its provider metadata.
 func WebSearch(args WebSearchArgs) provider.ToolSpec {
-	m := map[string]any{}
-	if args.MaxUses > 0 {
-		m["maxUses"] = args.MaxUses
-	}
-	if args.AllowedDomains != nil {
-		m["allowedDomains"] = args.AllowedDomains
-	}
-	if args.BlockedDomains != nil {
-		m["blockedDomains"] = args.BlockedDomains
-	}
+	m := webArgs(args.MaxUses, args.AllowedDomains, args.BlockedDomains)
 	if l := args.UserLocation; l != nil {
 		loc := map[string]any{"type": "approximate"}
 		for k, v := range map[string]string{"city": l.City, "region": l.Region, "country": l.Country, "timezone": l.Timezone} {
@@ -96,6 +87,22 @@ func WebSearch(args WebSearchArgs) provider.ToolSpec {
 	return hosted("anthropic.web_search_20250305", m, inputSchema(map[string]any{
 		"query": map[string]any{"type": "string"},
 	}, "query"))
+}
+
+// webArgs returns the arguments web search and web fetch share: the use
+// bound and the domain lists, each only when set.
+func webArgs(maxUses int, allowed, blocked []string) map[string]any {
+	m := map[string]any{}
+	if maxUses > 0 {
+		m["maxUses"] = maxUses
+	}
+	if allowed != nil {
+		m["allowedDomains"] = allowed
+	}
+	if blocked != nil {
+		m["blockedDomains"] = blocked
+	}
+	return m
 }
 
 // WebFetchArgs configure [WebFetch].
@@ -117,16 +124,7 @@ type WebFetchArgs struct {
 // "url", "retrievedAt", "content": {"type": "document", "title", "source"}},
 // or an error result {"type": "web_fetch_tool_result_error", "errorCode"}.
 func WebFetch(args WebFetchArgs) provider.ToolSpec {
-	m := map[string]any{}
-	if args.MaxUses > 0 {
-		m["maxUses"] = args.MaxUses
-	}
-	if args.AllowedDomains != nil {
-		m["allowedDomains"] = args.AllowedDomains
-	}
-	if args.BlockedDomains != nil {
-		m["blockedDomains"] = args.BlockedDomains
-	}
+	m := webArgs(args.MaxUses, args.AllowedDomains, args.BlockedDomains)
 	if args.Citations {
 		m["citations"] = map[string]any{"enabled": true}
 	}

@@ -305,15 +305,15 @@ func functionTool(t *provider.FunctionTool, s toolSetup, out *preparedTools) *fu
 // the arguments the spec lists, renamed to their wire keys.
 func providerToolWire(spec providerToolSpec, args map[string]any) *object {
 	o := &object{}
-	o.set("type", spec.wireType)
-	o.set("name", spec.wireName)
+	o.Set("type", spec.wireType)
+	o.Set("name", spec.wireName)
 	for _, a := range spec.args {
 		v, ok := args[a[0]]
 		if !ok {
 			v, ok = args[a[1]]
 		}
 		if ok && v != nil {
-			o.set(a[1], v)
+			o.Set(a[1], v)
 		}
 	}
 	return o
@@ -325,7 +325,7 @@ func toolWireName(w any) string {
 	case *functionToolWire:
 		return w.Name
 	case *object:
-		if n, ok := w.get("name"); ok {
+		if n, ok := w.Get("name"); ok {
 			s, _ := n.(string)
 			return s
 		}
