@@ -2,6 +2,7 @@ package aitemporal_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -112,4 +113,33 @@ func TestStreamNeedsConfig(t *testing.T) {
 	require.True(t, env.IsWorkflowCompleted())
 	require.ErrorContains(t, env.GetWorkflowError(), "no Config.Stream")
 	require.ErrorContains(t, aitemporal.Register(newRegistry(), &aitemporal.Config{Stream: &aitemporal.Streaming{}}), "Stream.Store is required")
+}
+
+// TestStreamOfFailedRun: a run that fails ends its stream with an error
+// chunk, and the stream is finished.
+func TestStreamOfFailedRun(t *testing.T) {
+	store := uistream.NewMemoryStore()
+	cfg := config(aitest.NewModel(aitest.Response{Err: errors.New("the model is down")}), nil, nil)
+	cfg.Stream = &aitemporal.Streaming{Store: store}
+	env := newEnv(t, cfg)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "travel", Prompt: "Hi.", Stream: true})
+	require.True(t, env.IsWorkflowCompleted())
+	require.Error(t, env.GetWorkflowError())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var streamErr *uistream.StreamError
+	for _, err := range uistream.ReadMessage(func(yield func(uistream.Chunk, error) bool) {
+		for c, err := range aitemporal.NormalizeStream(store.Read(ctx, "default-test-workflow-id", 0)) {
+			if !yield(c, err) {
+				return
+			}
+		}
+	}, nil) {
+		if err != nil {
+			require.ErrorAs(t, err, &streamErr)
+		}
+	}
+	require.NotNil(t, streamErr, "the stream reports the failure")
+	assert.Equal(t, uistream.DefaultErrorText, streamErr.ErrorText)
 }
