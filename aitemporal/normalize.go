@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/aisdkgo/ai/uistream"
 )
@@ -53,6 +54,8 @@ type normalizer struct {
 	// active holds the text, reasoning and tool input ids the client has
 	// open in the current group.
 	active map[string]bool
+	// group is the marker of the current group.
+	group Marker
 }
 
 func (n *normalizer) chunk(c uistream.Chunk) []uistream.Chunk {
@@ -71,10 +74,19 @@ func (n *normalizer) chunk(c uistream.Chunk) []uistream.Chunk {
 	id := ""
 	switch c := c.(type) {
 	case uistream.TextStart:
+		if !n.owns(c.ID) {
+			return nil
+		}
 		n.activate("t" + c.ID)
 	case uistream.ReasoningStart:
+		if !n.owns(c.ID) {
+			return nil
+		}
 		n.activate("r" + c.ID)
 	case uistream.ToolInputStart:
+		if n.group.Kind != MarkModel {
+			return nil // only model calls stream tool input
+		}
 		n.activate("i" + c.ToolCallID)
 	case uistream.TextDelta:
 		id = "t" + c.ID
@@ -93,6 +105,45 @@ func (n *normalizer) chunk(c uistream.Chunk) []uistream.Chunk {
 	return []uistream.Chunk{c}
 }
 
+// owns reports whether a text or reasoning part with the id belongs to the
+// current group: the parts a model call streams have ids that name the
+// step and the attempt ("s2.1-..."), the parts of the other groups do not.
+// A worker that was cut off from the server but not from the store may
+// still write chunks of a superseded attempt; they are left out.
+func (n *normalizer) owns(id string) bool {
+	if n.group.Kind == MarkModel {
+		return strings.HasPrefix(id, fmt.Sprintf("s%d.%d-", n.group.Step, n.group.Attempt))
+	}
+	return !streamedID(id)
+}
+
+// streamedID reports whether id has the form of a streamed part's id,
+// "s<step>.<attempt>-...".
+func streamedID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "s")
+	if !ok {
+		return false
+	}
+	step, rest, ok := strings.Cut(rest, ".")
+	if !ok || !digits(step) {
+		return false
+	}
+	attempt, _, ok := strings.Cut(rest, "-")
+	return ok && digits(attempt)
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func (n *normalizer) activate(id string) {
 	if n.active == nil {
 		n.active = map[string]bool{}
@@ -103,6 +154,7 @@ func (n *normalizer) activate(id string) {
 func (n *normalizer) marker(m Marker) []uistream.Chunk {
 	n.drop = false
 	n.active = nil
+	n.group = m
 	switch m.Kind {
 	case MarkModel:
 		switch {

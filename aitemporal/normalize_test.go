@@ -80,17 +80,23 @@ func TestNormalizeStream(t *testing.T) {
 }
 
 // TestNormalizeStreamStaleAttempt: the group of an attempt older than the
-// one streaming, or of a step already recorded, is left out.
+// one streaming, or of a step already recorded, is left out, and so are
+// the chunks a superseded attempt writes into the groups that follow.
 func TestNormalizeStreamStaleAttempt(t *testing.T) {
 	in := []uistream.Chunk{
-		marker(aitemporal.MarkModel, 0, 2), uistream.TextStart{ID: "a"},
-		marker(aitemporal.MarkModel, 0, 1), uistream.TextStart{ID: "b"},
-		marker(aitemporal.MarkStep, 0, 0), uistream.TextStart{ID: "c"}, uistream.FinishStep{},
-		marker(aitemporal.MarkModel, 0, 3), uistream.TextStart{ID: "d"},
-		marker(aitemporal.MarkModel, 1, 1), uistream.TextStart{ID: "e"},
+		marker(aitemporal.MarkModel, 0, 2), uistream.TextStart{ID: "s0.2-a"},
+		marker(aitemporal.MarkModel, 0, 1), uistream.TextStart{ID: "s0.1-b"},
+		marker(aitemporal.MarkStep, 0, 0), uistream.TextStart{ID: "s0-0"},
+		// A cut-off worker still writes.
+		uistream.TextStart{ID: "s0.1-z"}, uistream.ToolInputStart{ToolCallID: "c1", ToolName: "t"},
+		uistream.ToolInputDelta{ToolCallID: "c1", InputTextDelta: "{"},
+		uistream.FinishStep{},
+		marker(aitemporal.MarkModel, 0, 3), uistream.TextStart{ID: "s0.3-d"},
+		marker(aitemporal.MarkModel, 1, 1), uistream.TextStart{ID: "s1.1-e"},
+		uistream.TextStart{ID: "s0.2-y"}, uistream.ToolInputStart{ToolCallID: "c2", ToolName: "t"},
 	}
-	want := wire(t, uistream.StartStep{}, uistream.TextStart{ID: "a"}, uistream.ResetStep{}, uistream.TextStart{ID: "c"},
-		uistream.FinishStep{}, uistream.StartStep{}, uistream.TextStart{ID: "e"})
+	want := wire(t, uistream.StartStep{}, uistream.TextStart{ID: "s0.2-a"}, uistream.ResetStep{}, uistream.TextStart{ID: "s0-0"},
+		uistream.FinishStep{}, uistream.StartStep{}, uistream.TextStart{ID: "s1.1-e"}, uistream.ToolInputStart{ToolCallID: "c2", ToolName: "t"})
 	assert.Equal(t, want, normalize(t, in...))
 }
 

@@ -59,8 +59,12 @@ const MarkerName = "aitemporal"
 // it drops the parts the current step received so far, and the retry's
 // chunks rebuild the step. When a step is over, its recorded content is
 // sent once more after a reset-step, so the message the client ends with
-// is the one the history records, whatever the attempts streamed. Text
-// ids of streamed deltas name the step and the attempt.
+// is the one the history records, whatever the attempts streamed. The
+// text and reasoning parts a model call streams have ids that name the step
+// and the attempt ("s2.1-..."), so that chunks a superseded attempt still
+// writes (a worker cut off from the server but not from the store) are
+// left out; tool input streams only inside the current attempt's group,
+// and the recorded step replaces whatever it showed.
 type Streaming struct {
 	// Store keeps the streams. It is required.
 	Store uistream.StreamStore
