@@ -66,7 +66,9 @@ type Options struct {
 	// WorkflowIDPrefix starts the workflow id of each turn, followed by
 	// the chat id, "/" and the message id. Empty means "chat-".
 	WorkflowIDPrefix string
-	// KeepAlive is passed to the stream's [uistream.Writer].
+	// KeepAlive is passed to the stream's [uistream.Writer]: a positive
+	// value sends comments while a stream is quiet (a run waits for a worker
+	// or a long tool), so that proxies keep the connection.
 	KeepAlive time.Duration
 	// MaxBytes bounds a request's body; zero means
 	// [uistream.DefaultMaxBytes].
@@ -216,7 +218,7 @@ func (h *Handler) startRun(w http.ResponseWriter, r *http.Request, req *uistream
 		uistream.WriteError(w, &uistream.RequestError{Status: http.StatusInternalServerError, Message: "the run cannot be started"})
 		return
 	}
-	_ = h.ServeStream(w, r, a)
+	_ = h.serve(w, r, a, true)
 }
 
 func (h *Handler) continueRun(w http.ResponseWriter, r *http.Request, chatID, messageID string, answers []aitemporal.Approval) {
@@ -234,7 +236,7 @@ func (h *Handler) continueRun(w http.ResponseWriter, r *http.Request, chatID, me
 			return
 		}
 	}
-	_ = h.ServeStream(w, r, a)
+	_ = h.serve(w, r, a, true)
 }
 
 // prepare creates the stream (the workers publish into it) and records it
@@ -276,16 +278,35 @@ func (h *Handler) Resume(w http.ResponseWriter, r *http.Request, chatID string) 
 // gives them, until the stream is finished or the client goes away. A
 // stream the store does not hold is a 204.
 func (h *Handler) ServeStream(w http.ResponseWriter, r *http.Request, a Active) error {
+	return h.serve(w, r, a, false)
+}
+
+// serve serves a stream; created says that it was just created, so that
+// the answer starts at once instead of with the stream's first chunk.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, a Active, created bool) error {
 	next, stop := iter.Pull2(h.opts.Store.Read(r.Context(), a.StreamID, 0))
 	defer stop()
-	first, err, ok := next()
-	if errors.Is(err, uistream.ErrStreamNotFound) {
-		w.WriteHeader(http.StatusNoContent)
-		return nil
+	var sw *uistream.Writer
+	open := func() error {
+		sw = uistream.NewWriter(w, h.opts.KeepAlive)
+		return sw.Write(uistream.Start{MessageID: a.MessageID})
 	}
-	if err != nil {
-		uistream.WriteError(w, &uistream.RequestError{Status: http.StatusInternalServerError, Message: "the stream cannot be read"})
-		return err
+	if created {
+		if err := open(); err != nil {
+			sw.Close()
+			return err
+		}
+	}
+	first, err, ok := next()
+	if sw == nil {
+		if errors.Is(err, uistream.ErrStreamNotFound) {
+			w.WriteHeader(http.StatusNoContent)
+			return nil
+		}
+		if err != nil {
+			uistream.WriteError(w, &uistream.RequestError{Status: http.StatusInternalServerError, Message: "the stream cannot be read"})
+			return err
+		}
 	}
 	stored := func(yield func([]byte, error) bool) {
 		for ok {
@@ -295,10 +316,11 @@ func (h *Handler) ServeStream(w http.ResponseWriter, r *http.Request, a Active) 
 			first, err, ok = next()
 		}
 	}
-	sw := uistream.NewWriter(w, h.opts.KeepAlive)
-	if err := sw.Write(uistream.Start{MessageID: a.MessageID}); err != nil {
-		sw.Close()
-		return err
+	if sw == nil {
+		if err := open(); err != nil {
+			sw.Close()
+			return err
+		}
 	}
 	for c, err := range aitemporal.NormalizeStream(stored) {
 		if err != nil {
