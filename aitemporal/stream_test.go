@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/aitemporal"
@@ -142,4 +144,38 @@ func TestStreamOfFailedRun(t *testing.T) {
 	}
 	require.NotNil(t, streamErr, "the stream reports the failure")
 	assert.Equal(t, uistream.DefaultErrorText, streamErr.ErrorText)
+}
+
+// TestStreamContinuesAsNew: a run that continues as new goes on publishing
+// to the same stream, which ends once, with the last run.
+func TestStreamContinuesAsNew(t *testing.T) {
+	var runs counter
+	model := aitest.NewModel(
+		toolStep(call("c1", "search", `{"query":"weather"}`)),
+		toolStep(call("c2", "getWeather", `{"city":"Bergen"}`)),
+		textStep("18 degrees."),
+	)
+	store := uistream.NewMemoryStore()
+	cfg := config(model, travelTools(&runs, nil), func(a *aitemporal.Agent) {
+		a.ContinueAsNewAfter = aitemporal.ContinueAsNew{Steps: 2}
+	})
+	cfg.Stream = &aitemporal.Streaming{Store: store}
+	env := newEnv(t, cfg)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "travel", Prompt: "Weather in Bergen?", Stream: true})
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	var next aitemporal.Input
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+	assert.True(t, next.Stream, "the new run streams too")
+
+	env = newEnv(t, cfg)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, next)
+	res := result(t, env)
+	msg := foldStored(t, store, "default-test-workflow-id", nil)
+	var kinds []string
+	for _, p := range msg.Parts {
+		kinds = append(kinds, p.PartType())
+	}
+	assert.Equal(t, []string{"step-start", "tool-search", "step-start", "tool-getWeather", "step-start", "text"}, kinds)
+	assert.Equal(t, res.Text, msg.Parts[5].(uistream.TextPart).Text)
 }
