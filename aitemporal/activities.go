@@ -31,7 +31,13 @@ func (rt *runtime) generate(ctx context.Context, in generateInput) (generateOutp
 		}
 	}
 	defer heartbeat(ctx)()
-	res, err := callModel(ctx, m, opts)
+	var res *provider.GenerateResult
+	var err error
+	if in.Stream != nil && rt.cfg.Stream != nil {
+		res, err = rt.streamModel(ctx, m, opts, in.Stream)
+	} else {
+		res, err = callModel(ctx, m, opts)
+	}
 	if err != nil {
 		return generateOutput{}, modelError(ctx, err)
 	}

@@ -58,6 +58,9 @@ type Config struct {
 	// (0 means [DefaultMaxOutputBytes]). A larger output goes to Store;
 	// without a Store, the call fails with a tool error the model sees.
 	MaxOutputBytes int
+	// Stream, when set, publishes the runs that ask for it
+	// ([Input.Stream]) as UI message streams; see [Streaming].
+	Stream *Streaming
 }
 
 // Agent is an agent a durable run can ask for by name.
@@ -187,6 +190,9 @@ func Register(w worker.Registry, cfg *Config) error {
 	w.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
 	w.RegisterActivityWithOptions(rt.generate, activity.RegisterOptions{Name: GenerateActivity})
 	w.RegisterActivityWithOptions(rt.executeTool, activity.RegisterOptions{Name: ToolActivity})
+	if cfg.Stream != nil {
+		w.RegisterActivityWithOptions(rt.publish, activity.RegisterOptions{Name: PublishActivity})
+	}
 	return nil
 }
 
@@ -221,6 +227,9 @@ func newRuntime(cfg *Config) (*runtime, error) {
 	rt := &runtime{cfg: *cfg, maxBytes: cmp.Or(cfg.MaxOutputBytes, DefaultMaxOutputBytes)}
 	if cfg.MaxOutputBytes < 0 {
 		return nil, errors.New("aitemporal: MaxOutputBytes must not be negative")
+	}
+	if cfg.Stream != nil && cfg.Stream.Store == nil {
+		return nil, errors.New("aitemporal: Stream.Store is required")
 	}
 	for name, m := range cfg.Models {
 		if m == nil {

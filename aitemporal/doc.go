@@ -75,13 +75,20 @@
 //
 // # Progress and streaming
 //
-// Durable runs do not stream text. A model call is an activity whose result
-// the history records once it is complete; text streamed while the call
-// runs would not be part of the history, and a retry after a crash would
-// stream different text than the run finally records. Callers follow a run
-// with the [ProgressQuery] instead: its finished steps (text, tool calls
-// and their outcomes), the tools it discovered and the approvals it waits
-// for.
+// Callers follow a run with the [ProgressQuery]: its finished steps (text,
+// tool calls and their outcomes), the tools it discovered and the approvals
+// it waits for.
+//
+// A run started with [Input.Stream] also publishes itself as UI message
+// streams, the protocol of the AI SDK's useChat, into the store of
+// [Config.Stream]: the model activity streams the model's deltas while it
+// runs, and each finished step is then published as the history records
+// it, approval requests and their signatures included. A model call that
+// a crash cut off streams again from its retry; the client receives a
+// reset-step chunk that drops the partial step, and the message it ends
+// with is the history's (see [Streaming]). The durablechat package serves
+// these streams to useChat clients over HTTP and turns the approvals they
+// post into approval signals.
 //
 // # Payloads
 //

@@ -3,6 +3,7 @@ package aitemporal_test
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/testsuite"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/aisdkgo/ai/aitemporal"
 	"github.com/aisdkgo/ai/aitest"
 	"github.com/aisdkgo/ai/provider"
+	"github.com/aisdkgo/ai/uistream"
 )
 
 // A worker registers its models and agents by name; a run names the agent.
@@ -48,4 +50,36 @@ func ExampleRegister() {
 	// Output:
 	// It is sunny in Lisbon.
 	// "sunny in Lisbon"
+}
+
+// A stored stream holds a model call cut off by a crash, its retry and the
+// recorded step, each group behind its marker; the client gets the step
+// once, reset where the retry and the record take over.
+func ExampleNormalizeStream() {
+	mark := func(kind string, step, attempt int) uistream.Chunk {
+		return uistream.Data{Name: aitemporal.MarkerName, Data: aitemporal.Marker{Kind: kind, Step: step, Attempt: attempt}, Transient: true}
+	}
+	stored := []uistream.Chunk{
+		mark(aitemporal.MarkModel, 0, 1), uistream.TextStart{ID: "s0.1-t"}, uistream.TextDelta{ID: "s0.1-t", Delta: "Hel"},
+		mark(aitemporal.MarkModel, 0, 2), uistream.TextStart{ID: "s0.2-t"}, uistream.TextDelta{ID: "s0.2-t", Delta: "Hello"}, uistream.TextEnd{ID: "s0.2-t"},
+		mark(aitemporal.MarkStep, 0, 0), uistream.TextStart{ID: "s0-0"}, uistream.TextDelta{ID: "s0-0", Delta: "Hello"}, uistream.TextEnd{ID: "s0-0"}, uistream.FinishStep{},
+		mark(aitemporal.MarkFinish, 1, 0), uistream.Finish{FinishReason: ai.FinishStop},
+	}
+	chunks := func(yield func([]byte, error) bool) {
+		for _, c := range stored {
+			b, _ := uistream.Marshal(c)
+			if !yield(b, nil) {
+				return
+			}
+		}
+	}
+	var types []string
+	for c := range aitemporal.NormalizeStream(chunks) {
+		types = append(types, c.ChunkType())
+	}
+	fmt.Println(strings.Join(types, " "))
+	fmt.Println(aitemporal.DefaultStreamID(aitemporal.StreamKey{WorkflowID: "chat-42/m1", After: "approval-7"}))
+	// Output:
+	// start-step text-start text-delta reset-step text-start text-delta text-end reset-step text-start text-delta text-end finish-step finish
+	// chat-42/m1/approval-7
 }

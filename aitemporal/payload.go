@@ -16,6 +16,8 @@ type generateInput struct {
 	// Model is the name the model is registered under.
 	Model   string
 	Options *provider.CallOptions
+	// Stream, when set, is where the call publishes its deltas.
+	Stream *streamTarget
 }
 
 type callOptionsJSON struct {
@@ -55,12 +57,13 @@ func (in generateInput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Model   string          `json:"model"`
 		Options callOptionsJSON `json:"options"`
+		Stream  *streamTarget   `json:"stream,omitempty"`
 	}{in.Model, callOptionsJSON{
 		Prompt: prompt, MaxOutputTokens: o.MaxOutputTokens, Temperature: o.Temperature, TopP: o.TopP, TopK: o.TopK,
 		PresencePenalty: o.PresencePenalty, FrequencyPenalty: o.FrequencyPenalty, Seed: o.Seed,
 		StopSequences: o.StopSequences, ResponseFormat: o.ResponseFormat, Tools: tools, ToolChoice: o.ToolChoice,
 		Headers: o.Headers, Reasoning: o.Reasoning, ProviderOptions: o.ProviderOptions,
-	}})
+	}, in.Stream})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -68,10 +71,12 @@ func (in *generateInput) UnmarshalJSON(data []byte) error {
 	var v struct {
 		Model   string          `json:"model"`
 		Options callOptionsJSON `json:"options"`
+		Stream  *streamTarget   `json:"stream"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
+	in.Stream = v.Stream
 	j := v.Options
 	o := &provider.CallOptions{
 		MaxOutputTokens: j.MaxOutputTokens, Temperature: j.Temperature, TopP: j.TopP, TopK: j.TopK,

@@ -17,6 +17,9 @@ type Input struct {
 	Prompt string
 	// Messages is the conversation so far.
 	Messages []ai.Message
+	// Stream publishes the run as UI message streams into
+	// [Config.Stream] (see [Streaming]); the workers must have one.
+	Stream bool
 	// Carried is set by the workflow itself when a long run continues as a
 	// new run ([Agent.ContinueAsNewAfter]): what the new run takes over
 	// from the ones before it. Leave it nil.
@@ -38,19 +41,23 @@ type Carried struct {
 	Runs int `json:"runs"`
 	// Deadline is when Timeout.Total ends the whole run, if it does.
 	Deadline time.Time `json:"deadline,omitzero"`
+	// StreamAfter is the After of the stream the run publishes to (see
+	// [StreamKey]).
+	StreamAfter string `json:"streamAfter,omitempty"`
 }
 
 type inputJSON struct {
 	Agent    string          `json:"agent"`
 	Prompt   string          `json:"prompt,omitempty"`
 	Messages json.RawMessage `json:"messages,omitempty"`
+	Stream   bool            `json:"stream,omitempty"`
 	Carried  *Carried        `json:"carried,omitempty"`
 }
 
 // MarshalJSON writes the input with the messages in the TypeScript AI
 // SDK's shape.
 func (in Input) MarshalJSON() ([]byte, error) {
-	j := inputJSON{Agent: in.Agent, Prompt: in.Prompt, Carried: in.Carried}
+	j := inputJSON{Agent: in.Agent, Prompt: in.Prompt, Stream: in.Stream, Carried: in.Carried}
 	if in.Messages != nil {
 		var err error
 		if j.Messages, err = json.Marshal(in.Messages); err != nil {
@@ -66,7 +73,7 @@ func (in *Input) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	*in = Input{Agent: j.Agent, Prompt: j.Prompt, Carried: j.Carried}
+	*in = Input{Agent: j.Agent, Prompt: j.Prompt, Stream: j.Stream, Carried: j.Carried}
 	if len(j.Messages) > 0 && string(j.Messages) != "null" {
 		var err error
 		if in.Messages, err = ai.UnmarshalMessages(j.Messages); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/internal/effect"
 	"github.com/aisdkgo/ai/provider"
+	"github.com/aisdkgo/ai/uistream"
 )
 
 // run is the workflow. It drives the ai package's engine with workflow
@@ -26,6 +27,18 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("aitemporal: no agent %q is registered", in.Agent), "UnknownAgent", nil)
 	}
 	st := &runState{}
+	info := workflow.GetInfo(wctx)
+	var pub *runPublisher
+	if in.Stream {
+		if rt.cfg.Stream == nil {
+			return nil, temporal.NewNonRetryableApplicationError("aitemporal: the run asks for a stream and the workers have no Config.Stream", "NoStream", nil)
+		}
+		after := ""
+		if in.Carried != nil {
+			after = in.Carried.StreamAfter
+		}
+		pub = newRunPublisher(rt.cfg.Stream, agent, StreamKey{WorkflowID: info.WorkflowExecution.ID, After: after})
+	}
 	if err := workflow.SetQueryHandler(wctx, ProgressQuery, func() (Progress, error) { return st.progress(), nil }); err != nil {
 		return nil, err
 	}
@@ -33,8 +46,7 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 	actx, cancelActivities := workflow.WithCancel(wctx)
 	gctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	eff := &effects{rt: rt, agent: agent, agentName: in.Agent, root: actx, cancel: cancel}
-	info := workflow.GetInfo(wctx)
+	eff := &effects{rt: rt, agent: agent, agentName: in.Agent, root: actx, cancel: cancel, st: st, pub: pub}
 	runID := strings.ReplaceAll(info.WorkflowExecution.RunID, "-", "")
 	eff.idPrefix = "aitmp-" + runID[:min(len(runID), 12)]
 	ctx := effect.With(withWorkflow(gctx, actx), eff)
@@ -61,6 +73,11 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 	}
 	fail := func(err error) (*Result, error) {
 		st.done = true
+		if pub != nil {
+			pub.finish(len(st.steps), uistream.Error{ErrorText: uistream.DefaultErrorText})
+			dctx, _ := workflow.NewDisconnectedContext(wctx)
+			pub.flush(dctx, true)
+		}
 		switch {
 		case wctx.Err() != nil:
 			return nil, temporal.NewCanceledError()
@@ -95,12 +112,22 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 	onStepEnd, onToolEnd := opts.OnStepEnd, opts.OnToolExecutionEnd
 	opts.OnStepEnd = func(s *ai.StepResult) {
 		st.addStep(s)
+		if pub != nil {
+			pub.stepEnded(s, len(st.steps)-1)
+		}
 		if onStepEnd != nil {
 			onStepEnd(s)
 		}
 	}
 	opts.OnToolExecutionEnd = func(ev ai.ToolExecutionEndEvent) {
-		st.toolEnded(ev)
+		if st.toolEnded(ev) && pub != nil {
+			c := ev.ToolCall
+			if ev.Err != nil {
+				pub.output(ai.ToolError{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: c.Input, Error: ev.Err, Dynamic: c.Dynamic}, len(st.steps))
+			} else {
+				pub.output(ai.ToolResult{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: c.Input, Output: ev.Output, Dynamic: c.Dynamic}, len(st.steps))
+			}
+		}
 		if onToolEnd != nil {
 			onToolEnd(ev)
 		}
@@ -136,10 +163,19 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 			if in.Carried != nil {
 				runs += in.Carried.Runs
 			}
-			return nil, workflow.NewContinueAsNewError(wctx, WorkflowName, Input{Agent: in.Agent, Messages: messages, Carried: &Carried{
+			after := ""
+			if pub != nil {
+				pub.flush(actx, false)
+				after = pub.key.After
+			}
+			return nil, workflow.NewContinueAsNewError(wctx, WorkflowName, Input{Agent: in.Agent, Messages: messages, Stream: in.Stream, Carried: &Carried{
 				Steps: st.steps, Discovered: st.discovered, Usage: st.result(res, nil).Usage,
-				Added: len(added), Runs: runs, Deadline: deadline,
+				Added: len(added), Runs: runs, Deadline: deadline, StreamAfter: after,
 			}})
+		}
+		if pub != nil {
+			pub.finish(len(st.steps), uistream.Finish{FinishReason: res.FinishReason})
+			pub.flush(actx, true)
 		}
 		if len(pending) == 0 {
 			st.done = true
@@ -150,11 +186,17 @@ func (rt *runtime) run(wctx workflow.Context, in Input) (*Result, error) {
 		if err != nil {
 			return fail(err)
 		}
+		if pub != nil {
+			pub.setKey(StreamKey{WorkflowID: info.WorkflowExecution.ID, After: pending[0].ApprovalID})
+		}
 		msg := ai.ToolMessage{}
 		for i, a := range answers {
 			msg.Content = append(msg.Content, ai.ToolApprovalResponsePart{ApprovalID: a.ApprovalID, Approved: a.Approved, Reason: a.Reason})
 			if tc := st.call(pending[i].ToolCallID); tc != nil {
 				tc.Approval = approvalWord(a.Approved)
+			}
+			if pub != nil && !a.Approved {
+				pub.output(ai.ToolOutputDenied{ToolCallID: pending[i].ToolCallID, ToolName: pending[i].ToolName}, len(st.steps))
 			}
 		}
 		st.pending = nil
@@ -363,18 +405,20 @@ func (st *runState) call(id string) *ToolCall {
 	return nil
 }
 
-// toolEnded records the outcome of a call approved after a pause; the
-// outcomes of a step's own calls arrive with the step.
-func (st *runState) toolEnded(ev ai.ToolExecutionEndEvent) {
+// toolEnded records the outcome of a call approved after a pause, and
+// reports whether it was one; the outcomes of a step's own calls arrive
+// with the step.
+func (st *runState) toolEnded(ev ai.ToolExecutionEndEvent) bool {
 	tc := st.call(ev.ToolCall.ToolCallID)
 	if tc == nil || tc.Approval == "" {
-		return
+		return false
 	}
 	if ev.Err != nil {
 		tc.Error = ev.Err.Error()
 	} else {
 		tc.Output = outputJSON(ev.Output)
 	}
+	return true
 }
 
 func (st *runState) result(last *ai.GenerateTextResult, added []ai.Message) *Result {
@@ -429,6 +473,9 @@ type effects struct {
 	cancel   context.CancelCauseFunc
 	idPrefix string
 	ids      int
+	// st is the run's state; pub, when set, publishes the run's stream.
+	st  *runState
+	pub *runPublisher
 }
 
 type workflowKey struct{}
@@ -460,9 +507,13 @@ func (e *effects) Generate(ctx context.Context, m provider.LanguageModel, opts *
 		return nil, fmt.Errorf("aitemporal: the model %s %s is not one of Config.Models", m.Provider(), m.ModelID())
 	}
 	w := e.workflow(ctx)
+	in := generateInput{Model: name, Options: opts}
+	if e.pub != nil {
+		e.pub.flush(w, false)
+		in.Stream = &streamTarget{ID: e.pub.id, Step: len(e.st.steps)}
+	}
 	var out generateOutput
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(w, e.agent.modelOptions(rt.Max)), GenerateActivity,
-		generateInput{Model: name, Options: opts}).Get(w, &out)
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(w, e.agent.modelOptions(rt.Max)), GenerateActivity, in).Get(w, &out)
 	if err != nil {
 		e.ended(w)
 		return nil, err
