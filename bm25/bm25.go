@@ -220,17 +220,32 @@ type Index struct {
 	catalog []ai.SearchCandidate
 	p       *params
 	// terms maps a term (a stem, or two stems joined by a space) to its
-	// position in idf and postings.
-	terms    map[string]int32
-	idf      []float64
-	postings [][]posting
+	// id, its position in idf.
+	terms map[string]int32
+	idf   []float64
+	// postings[postStart[id]:postStart[id+1]] are the tools that have
+	// term id, in catalog order.
+	postings  []posting
+	postStart []int32
 	// stems holds the stem of every word of the catalog, so that most
 	// request words need no stemming.
 	stems map[string]string
 	// sorted lists the single-stem terms in order, for prefix matching.
 	sorted []string
-	// terms of each tool, with their impact, for coverage ordering.
-	docTerms [][]termImpact
+	// docTerms[docStart[d]:docStart[d+1]] are the terms of tool d with
+	// their impact, by term id, for coverage ordering.
+	docTerms []termImpact
+	docStart []int32
+}
+
+// postingsOf returns the tools that have term id.
+func (x *Index) postingsOf(id int32) []posting {
+	return x.postings[x.postStart[id]:x.postStart[id+1]]
+}
+
+// termsOf returns the terms of tool d.
+func (x *Index) termsOf(d int32) []termImpact {
+	return x.docTerms[x.docStart[d]:x.docStart[d+1]]
 }
 
 // termImpact is a term of a tool with its impact there.
@@ -331,19 +346,34 @@ func build(catalog []ai.SearchCandidate, p *params) *Index {
 	}
 
 	x.idf = make([]float64, len(entries))
-	x.postings = make([][]posting, len(entries))
-	x.docTerms = make([][]termImpact, n)
+	x.postStart = make([]int32, len(entries)+1)
+	x.docStart = make([]int32, n+1)
+	total := 0
+	for id, es := range entries {
+		total += len(es)
+		x.postStart[id+1] = int32(total)
+		for _, e := range es {
+			x.docStart[e.doc+1]++
+		}
+	}
+	for d := range n {
+		x.docStart[d+1] += x.docStart[d]
+	}
+	x.postings = make([]posting, 0, total)
+	x.docTerms = make([]termImpact, total)
+	fill := slices.Clone(x.docStart[:n])
 	for id, es := range entries {
 		df := float64(len(es))
 		x.idf[id] = math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
-		ps := make([]posting, len(es))
-		for j, e := range es {
-			ps[j] = posting{doc: e.doc, impact: e.tf / (p.k1 + e.tf)}
-			x.docTerms[e.doc] = append(x.docTerms[e.doc], termImpact{int32(id), ps[j].impact})
-		}
 		// Map iteration gave each tool's terms in random order, but the
-		// tools came in order, so the postings are sorted already.
-		x.postings[id] = ps
+		// tools came in order, so the postings are sorted already; and
+		// the terms come in order, so each tool's terms are too.
+		for _, e := range es {
+			impact := e.tf / (p.k1 + e.tf)
+			x.postings = append(x.postings, posting{doc: e.doc, impact: impact})
+			x.docTerms[fill[e.doc]] = termImpact{int32(id), impact}
+			fill[e.doc]++
+		}
 	}
 	for t := range x.terms {
 		if !strings.Contains(t, " ") {
@@ -420,45 +450,33 @@ func acronymEnd(s string, i int) bool {
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 
-// query is the per-query scratch space, pooled across queries.
+// query is the working state of one query.
 type query struct {
 	stems   []string
 	parts   [][]string
 	ids     []int32
 	weights []float64
-	pair    []byte
-	scores  []float64
-	touched []int32
-	col     []int32
-	// Scratch space of coverage ordering.
-	contrib, factor, sent, covered []float64
-	// seen[id] == epoch marks the terms already in ids.
-	seen  []uint32
-	epoch uint32
+	// has is a bit set of the terms in ids, by term id.
+	has  []uint64
+	pair []byte
 }
-
-var queryPool = sync.Pool{New: func() any { return new(query) }}
 
 // Query returns the names of the k best tools for q, best first; k <= 0
 // returns every tool that shares a term with q. Tools with equal scores
 // keep catalog order.
 func (x *Index) Query(q string, k int) []string {
-	s := queryPool.Get().(*query)
-	defer queryPool.Put(s)
+	s := &query{has: make([]uint64, (len(x.idf)+63)/64)}
 	split := sentences(q) >= coverSentences
 	x.analyzeQuery(s, q, split)
 	x.matchTerms(s, s.parts, true)
 	if len(s.ids) == 0 {
 		return nil
 	}
-	if cap(s.scores) < len(x.catalog) {
-		s.scores = make([]float64, len(x.catalog))
-	}
-	scores := s.scores[:len(x.catalog)]
-	touched := s.touched[:0]
+	scores := make([]float64, len(x.catalog))
+	touched := make([]int32, 0, len(x.catalog))
 	for j, id := range s.ids {
 		w := s.weights[j] * x.idf[id]
-		for _, p := range x.postings[id] {
+		for _, p := range x.postingsOf(id) {
 			if scores[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
@@ -486,10 +504,6 @@ func (x *Index) Query(q string, k int) []string {
 	for i, d := range top {
 		names[i] = x.catalog[d].Name
 	}
-	for _, d := range touched {
-		scores[d] = 0
-	}
-	s.touched = touched
 	return names
 }
 
@@ -503,37 +517,45 @@ func (x *Index) Query(q string, k int) []string {
 // tool above has for it. Ties, and the tools after the first k, keep their
 // order.
 func (x *Index) cover(s *query, cands []int32, k int) {
-	n, nt := len(cands), len(s.ids)
-	if len(s.col) < len(x.idf) {
-		s.col = make([]int32, len(x.idf))
+	n := len(cands)
+	// The request's terms sorted by id, with their places in s.ids.
+	type place struct{ id, j int32 }
+	byID := make([]place, len(s.ids))
+	for j, id := range s.ids {
+		byID[j] = place{id, int32(j)}
 	}
-	// each calls f with each candidate's place and its matched terms'
-	// places among s.ids and scores.
-	each := func(f func(i, j int, v float64)) {
-		for j, id := range s.ids {
-			// col[id] is 1 + the place of term id among the terms.
-			s.col[id] = int32(j + 1)
-		}
-		for i, d := range cands {
-			for _, ti := range x.docTerms[d] {
-				if c := s.col[ti.term]; c > 0 {
-					f(i, int(c-1), s.weights[c-1]*x.idf[ti.term]*ti.impact)
-				}
+	slices.SortFunc(byID, func(a, b place) int { return cmp.Compare(a.id, b.id) })
+	// The terms each candidate matches, with their places in s.ids and
+	// their contributions: contrib[start[i]:start[i+1]] for the candidate
+	// first at place i. A tool's terms are sorted by id, so each is looked
+	// up in what is left of byID.
+	type part struct {
+		term, j int32
+		v       float64
+	}
+	var contrib []part
+	start := make([]int, n+1)
+	for i, d := range cands {
+		rest := byID
+		for _, ti := range x.termsOf(d) {
+			if !s.contains(ti.term) {
+				continue
 			}
+			m, _ := slices.BinarySearchFunc(rest, ti.term, func(p place, t int32) int { return cmp.Compare(p.id, t) })
+			rest = rest[m:]
+			j := rest[0].j
+			contrib = append(contrib, part{ti.term, j, s.weights[j] * x.idf[ti.term] * ti.impact})
 		}
-		for _, id := range s.ids {
-			s.col[id] = 0
-		}
+		start[i+1] = len(contrib)
 	}
-	contrib := grow(&s.contrib, n*nt)
-	each(func(i, j int, v float64) { contrib[i*nt+j] = v })
-	factor := grow(&s.factor, nt)
+	factor := make([]float64, len(s.ids))
 	for j := range factor {
 		factor[j] = 1
 	}
 	// sent holds each sentence's score for each candidate, a row of n per
-	// sentence.
-	sent := grow(&s.sent, n*len(s.parts))[:0]
+	// sentence. A sentence's terms are among the request's, with the same
+	// weights.
+	sent := make([]float64, 0, n*len(s.parts))
 	for j := range s.parts {
 		x.matchTerms(s, s.parts[j:j+1], false)
 		if len(s.ids) == 0 {
@@ -541,61 +563,58 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 		}
 		row := sent[len(sent) : len(sent)+n]
 		sent = sent[:len(sent)+n]
-		each(func(i, _ int, v float64) { row[i] += v })
+		for i := range n {
+			for _, c := range contrib[start[i]:start[i+1]] {
+				if s.contains(c.term) {
+					row[i] += c.v
+				}
+			}
+		}
 	}
 	ns := len(sent) / n
-	covered := grow(&s.covered, ns)
+	covered := make([]float64, ns)
+	// order[p] is the candidate, by its first place, now at place p.
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
 	for pos := 0; pos < k; pos++ {
 		best, gain := pos, -1.0
-		for i := pos; i < n; i++ {
+		for p := pos; p < n; p++ {
+			i := order[p]
 			g := 0.0
-			for j, c := range contrib[i*nt : (i+1)*nt] {
-				g += c * factor[j]
+			for _, c := range contrib[start[i]:start[i+1]] {
+				g += c.v * factor[c.j]
 			}
 			for j := range ns {
 				g += max(0, sent[j*n+i]-covered[j])
 			}
 			if g > gain {
-				best, gain = i, g
+				best, gain = p, g
 			}
 		}
-		for j, c := range contrib[best*nt : (best+1)*nt] {
-			if c > 0 {
-				factor[j] *= coverDiscount
+		i := order[best]
+		for _, c := range contrib[start[i]:start[i+1]] {
+			if c.v > 0 {
+				factor[c.j] *= coverDiscount
 			}
 		}
 		for j := range ns {
-			covered[j] = max(covered[j], sent[j*n+best])
+			covered[j] = max(covered[j], sent[j*n+i])
 		}
 		// Move the chosen tool to pos, shifting the others down by one so
 		// that they keep their order.
-		moveTo(cands, pos, best, 1)
-		moveTo(contrib, pos, best, nt)
-		for j := range ns {
-			moveTo(sent[j*n:(j+1)*n], pos, best, 1)
-		}
+		moveTo(cands, pos, best)
+		moveTo(order, pos, best)
 	}
 }
 
-// grow returns (*buf)[:n] cleared, growing *buf when it is too short.
-func grow(buf *[]float64, n int) []float64 {
-	if cap(*buf) < n {
-		*buf = make([]float64, n)
-	}
-	b := (*buf)[:n]
-	clear(b)
-	return b
-}
-
-// moveTo moves the run of width elements at index from of s to index to
-// (to <= from), shifting those between up by one run.
-func moveTo[T any](s []T, to, from, width int) {
-	for ; from > to; from-- {
-		for w := range width {
-			a, b := (from-1)*width+w, from*width+w
-			s[a], s[b] = s[b], s[a]
-		}
-	}
+// moveTo moves element from of s to index to (to <= from), shifting those
+// between up by one.
+func moveTo[T any](s []T, to, from int) {
+	v := s[from]
+	copy(s[to+1:from+1], s[to:from])
+	s[to] = v
 }
 
 // splitSentences returns the sentences of a request: the runs of text
@@ -670,18 +689,13 @@ func (x *Index) analyzeQuery(s *query, q string, split bool) {
 // neighbouring stems within a part, and, when prefixes is set, the stems
 // that start with one of the stems or that one of them starts with.
 func (x *Index) matchTerms(s *query, parts [][]string, prefixes bool) {
+	for _, id := range s.ids {
+		s.has[id/64] = 0
+	}
 	s.ids, s.weights = s.ids[:0], s.weights[:0]
-	if len(s.seen) < len(x.idf) {
-		s.seen = make([]uint32, len(x.idf))
-	}
-	s.epoch++
-	if s.epoch == 0 {
-		clear(s.seen)
-		s.epoch = 1
-	}
 	add := func(id int32, w float64) {
-		if s.seen[id] != s.epoch {
-			s.seen[id] = s.epoch
+		if !s.contains(id) {
+			s.has[id/64] |= 1 << (id % 64)
 			s.ids = append(s.ids, id)
 			s.weights = append(s.weights, w)
 		}
@@ -720,6 +734,11 @@ func (x *Index) matchTerms(s *query, parts [][]string, prefixes bool) {
 			}
 		}
 	}
+}
+
+// contains reports whether term id is among s.ids.
+func (s *query) contains(id int32) bool {
+	return s.has[id/64]&(1<<(id%64)) != 0
 }
 
 // selectTop returns the k best of docs, sorted best first. When k is much

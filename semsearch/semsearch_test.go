@@ -15,6 +15,7 @@ import (
 
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/aitest"
+	"github.com/aisdkgo/ai/bm25"
 	"github.com/aisdkgo/ai/provider"
 	"github.com/aisdkgo/ai/semsearch"
 )
@@ -235,6 +236,35 @@ func TestFusionOrder(t *testing.T) {
 	broken := newSearcher(t, semsearch.Options{Model: model, Keyword: func(context.Context, string, []ai.SearchCandidate) ([]string, error) { return nil, keywordErr }})
 	_, err = broken.Search(t.Context(), "q", abc)
 	assert.ErrorIs(t, err, keywordErr)
+}
+
+// TestFusionWithBM25 fuses the word-hashing embedding of aitest with the
+// bm25 ranking: the result is their reciprocal rank fusion, and a tool that
+// only BM25 finds (through the stem of "booked") joins it.
+func TestFusionWithBM25(t *testing.T) {
+	tools := []ai.SearchCandidate{
+		{Name: "bookHotel", Description: "Book a hotel room."},
+		{Name: "listBookings", Description: "List the bookings of a traveller."},
+		{Name: "getForecast", Description: "Get the weather forecast for a city."},
+		{Name: "cancelHotel", Description: "Cancel a hotel reservation."},
+		{Name: "sendEmail", Description: "Send an email to a recipient."},
+	}
+	const query = "what has been booked for my hotel stay"
+	keyword := bm25.Search(nil)
+	model := &aitest.EmbeddingModel{Dimensions: 512}
+	semantic, err := newSearcher(t, semsearch.Options{Model: model}).Search(t.Context(), query, tools)
+	require.NoError(t, err)
+	lexical, err := keyword(t.Context(), query, tools)
+	require.NoError(t, err)
+	require.NotContains(t, semantic, "listBookings", "the hashed words of the query miss the bookings tool")
+	require.Contains(t, lexical, "listBookings", "stemming finds it")
+
+	fused, err := newSearcher(t, semsearch.Options{Model: model, Keyword: keyword}).Search(t.Context(), query, tools)
+	require.NoError(t, err)
+	assert.Equal(t, semsearch.Fuse(semsearch.DefaultFusionK, semantic, lexical), fused)
+	assert.Contains(t, fused, "listBookings")
+	assert.NotContains(t, fused, "sendEmail", "a tool neither ranking finds stays out")
+	assert.Equal(t, "bookHotel", fused[0], "the tool both rankings put first")
 }
 
 func TestFuse(t *testing.T) {
