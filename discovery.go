@@ -383,26 +383,76 @@ func describe(t *FunctionTool, name string, context any, sandbox Sandbox) (desc 
 	return t.describe(DescriptionOptions{Context: context, Sandbox: sandbox}), nil
 }
 
-// search runs a search tool's call in a step: it builds the catalog of
-// candidates, ranks it (or, for a "select:" query, looks the names up),
-// records the finds in the generation's discovery state, and records the
-// search for the observer and the result's summary.
-func (r *run) search(ctx context.Context, s *step, call *ToolCall, cfg *searchConfig, in searchInput) (ToolSearchResult, error) {
-	res, err := r.runSearch(ctx, s.tools, call.ToolName, cfg, in)
-	rec := SearchRecord{StepNumber: s.number, ToolCallID: call.ToolCallID, ToolName: call.ToolName,
-		Query: in.Query, Group: in.Group, Results: []string{}, Err: err}
-	for _, t := range res.Tools {
-		rec.Results = append(rec.Results, t.Name)
+// Discovery is a generation's tool discovery as a running tool sees it, in
+// [ToolExecutionOptions]: the deferred tools a search may find in the
+// step, and the way to make the tools found callable from the next step.
+// The search tool of [ToolSearch] is an ordinary tool built on it; any tool
+// can search and load deferred tools the same way. The zero Discovery (a
+// tool run outside a generation) has nothing to search.
+type Discovery struct {
+	r *run
+	s *step
+	// tool and callID are the running call's.
+	tool, callID string
+}
+
+// Available reports whether a generation is behind d.
+func (d Discovery) Available() bool { return d.r != nil }
+
+// Candidates returns the tools a search by the running tool may find in
+// this step: the generation's deferred tools its callers may reach, with
+// their descriptions resolved for the step, in registration order. Tools
+// found before are included: finding them again is harmless.
+func (d Discovery) Candidates() ([]SearchCandidate, error) {
+	if d.r == nil {
+		return nil, errUnboundSearch
 	}
-	r.discovery.record(rec)
-	if so, ok := r.opts.Observer.(SearchObserver); ok {
+	return d.r.catalog(d.s.tools, d.tool)
+}
+
+// Load makes the named deferred tools callable from the next step of the
+// generation on (a tool found in a step is not callable in that step).
+func (d Discovery) Load(names ...string) {
+	if d.r != nil {
+		d.r.discovery.add(names)
+	}
+}
+
+// Record reports a finished search for the generation's search telemetry:
+// [GenerateTextResult.ToolSearch] and a [SearchObserver].
+func (d Discovery) Record(ctx context.Context, query, group string, results []string, err error) {
+	if d.r == nil {
+		return
+	}
+	if results == nil {
+		results = []string{}
+	}
+	rec := SearchRecord{StepNumber: d.s.number, ToolCallID: d.callID, ToolName: d.tool,
+		Query: query, Group: group, Results: results, Err: err}
+	d.r.discovery.record(rec)
+	if so, ok := d.r.opts.Observer.(SearchObserver); ok {
 		callback("Observer.ObserveSearch", func() { so.ObserveSearch(ctx, rec) })
 	}
+}
+
+// search runs one call of a search tool through the generation's
+// discovery: it ranks the candidates (or, for a "select:" query, looks the
+// names up), loads the finds for the next step, and records the search.
+func (cfg *searchConfig) search(ctx context.Context, d Discovery, in searchInput) (ToolSearchResult, error) {
+	if !d.Available() {
+		return ToolSearchResult{}, errUnboundSearch
+	}
+	res, err := cfg.find(ctx, d, in)
+	var names []string
+	for _, t := range res.Tools {
+		names = append(names, t.Name)
+	}
+	d.Record(ctx, in.Query, in.Group, names, err)
 	return res, err
 }
 
-func (r *run) runSearch(ctx context.Context, st *stepTools, searchName string, cfg *searchConfig, in searchInput) (ToolSearchResult, error) {
-	catalog, err := r.catalog(st, searchName)
+func (cfg *searchConfig) find(ctx context.Context, d Discovery, in searchInput) (ToolSearchResult, error) {
+	catalog, err := d.Candidates()
 	if err != nil {
 		return ToolSearchResult{}, err
 	}
@@ -442,7 +492,7 @@ func (r *run) runSearch(ctx context.Context, st *stepTools, searchName string, c
 		names = append(names, name)
 		res.Tools = append(res.Tools, catalog[i])
 	}
-	r.discovery.add(names)
+	d.Load(names...)
 	return res, nil
 }
 

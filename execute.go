@@ -17,7 +17,9 @@ import (
 // same way once it is validated and approved: executeCall checks the tool's
 // context, fires the execution callbacks, bounds the call by its timeout,
 // runs the tool through invokeTool (the only code that calls a tool's
-// Execute, ExecuteStream or search) and encodes the output.
+// Execute or ExecuteStream) and encodes the output. No tool is special
+// here: the search tool reaches the generation's discovery through
+// ToolExecutionOptions.Discovery, as any tool may.
 
 // toolContext returns a tool's validated context for the step. A context
 // is validated once per step and tool.
@@ -160,7 +162,8 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 	if r.opts.OnToolExecutionEnd != nil {
 		began = r.eff.Now()
 	}
-	opts := ToolExecutionOptions{ToolCallID: call.ToolCallID, Messages: messages, Context: tctx, Sandbox: s.tools.sandbox, resume: call.resume}
+	opts := ToolExecutionOptions{ToolCallID: call.ToolCallID, Messages: messages, Context: tctx, Sandbox: s.tools.sandbox,
+		Discovery: Discovery{r: r, s: s, tool: call.ToolName, callID: call.ToolCallID}, resume: call.resume}
 	output, execErr := r.invokeTool(cctx, s, e, call, opts, prelim)
 	var encoded json.RawMessage
 	if execErr == nil {
@@ -199,28 +202,17 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 	}, nil
 }
 
-// invokeTool runs the tool's own code for one call: a search tool's search,
-// or the tool's Execute or ExecuteStream through the generation's effects.
+// invokeTool runs the tool's own code for one call: its Execute or
+// ExecuteStream, through the generation's effects (in this process for a
+// tool that only uses the generation's state).
 // A panic becomes an error. It is the only code in this module that calls a
 // tool's execute function.
 func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call *ToolCall, opts ToolExecutionOptions, prelim func(any)) (out any, err error) {
 	c := e.exec.core()
-	if c.search != nil {
-		defer func() {
-			if v := recover(); v != nil {
-				out, err = nil, &ToolExecutionError{ToolName: call.ToolName, ToolCallID: call.ToolCallID, Panic: v}
-			}
-		}()
-		var in searchInput
-		if p, ok := call.value.(*searchInput); ok {
-			in = *p
-		}
-		return r.search(ctx, s, call, c.search, in)
-	}
 	if c.execute == nil {
 		return nil, fmt.Errorf("tool %q cannot be executed: it has no execute function", call.ToolName)
 	}
-	if _, local := r.eff.(localEffects); local {
+	if _, local := r.eff.(localEffects); local || c.inEngine {
 		// The local effects run the tool right here.
 		defer func() {
 			if v := recover(); v != nil {
@@ -251,7 +243,7 @@ func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call *ToolC
 }
 
 // executable reports whether the tool runs in this process.
-func (c *toolCore) executable() bool { return c.execute != nil || c.search != nil }
+func (c *toolCore) executable() bool { return c.execute != nil }
 
 func (r *run) toolTimeout(name string) time.Duration {
 	if d, ok := r.opts.Timeout.Tools[name]; ok {
@@ -378,8 +370,7 @@ func runToolElsewhere(ctx context.Context, tool any, ec effect.Call) (json.RawMe
 	return raw, nil
 }
 
-// RunsHere reports whether t runs in this program (it has an Execute, or
-// it is the search tool). A tool without one is run by the client of the
+// RunsHere reports whether t runs in this program (it has an Execute). A tool without one is run by the client of the
 // generation, which hands its result back in the messages; a
 // provider-executed tool is run by the provider.
 func RunsHere(t Tool) bool { return t.core().executable() }

@@ -78,6 +78,11 @@ type ToolExecutionOptions struct {
 	// Sandbox is the generation's sandbox, if any.
 	Sandbox Sandbox
 
+	// Discovery is the generation's tool discovery, through which a tool
+	// can search the deferred tools and load them for the next step (as
+	// the search tool of [ToolSearch] does).
+	Discovery Discovery
+
 	// resume is set when a code tool resumes a paused program.
 	resume *codeResume
 }
@@ -337,8 +342,13 @@ type toolCore struct {
 	onInputAvailable func(ctx context.Context, in any, opts ToolExecutionOptions) error
 	needsApproval    func(ctx context.Context, in any, opts ApprovalOptions) (bool, error)
 
-	// search is set on tools made by ToolSearch.
+	// search is set on tools made by ToolSearch: their options, which the
+	// engine reads to set steps up (deferral budget); they execute like any
+	// tool.
 	search *searchConfig
+	// inEngine is set on tools that only use the generation's own state:
+	// they run in the engine's process whatever the effects.
+	inEngine bool
 	// caller is set on tools that call other tools (code mode).
 	caller *callerDef
 }

@@ -207,18 +207,24 @@ func NewToolSearch(opts ToolSearchOptions) (*FunctionTool, error) {
 	if opts.SelectByName {
 		desc += ` To load tools whose exact names you know, search for "select:" followed by the names, separated by commas.`
 	}
+	cfg := &searchConfig{fn: opts.Search, max: max, selectByName: opts.SelectByName}
+	if opts.DeferOver != nil {
+		b := *opts.DeferOver
+		cfg.budget = &b
+	}
+	// An ordinary tool: it reaches the generation's discovery through its
+	// execution options.
 	t := NewTool(ToolDef[searchInput, ToolSearchResult]{
 		Description: desc,
 		InputSchema: searchInputSchema(opts.Groups),
-		Execute: func(context.Context, searchInput, ToolExecutionOptions) (ToolSearchResult, error) {
-			return ToolSearchResult{}, errUnboundSearch
+		Execute: func(ctx context.Context, in searchInput, eo ToolExecutionOptions) (ToolSearchResult, error) {
+			return cfg.search(ctx, eo.Discovery, in)
 		},
 	})
-	t.c.search = &searchConfig{fn: opts.Search, max: max, selectByName: opts.SelectByName}
-	if opts.DeferOver != nil {
-		b := *opts.DeferOver
-		t.c.search.budget = &b
-	}
+	t.c.search = cfg
+	// It only reads and changes the generation's own state, so it runs in
+	// the engine's process even when the effects run tools elsewhere.
+	t.c.inEngine = true
 	return t, nil
 }
 
