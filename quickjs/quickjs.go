@@ -70,6 +70,10 @@
 //	context                  run ends
 //	tool name                1 KiB              the call rejects with CODE_MODE_SERIALIZATION_ERROR
 //	idle worker processes    max(2, GOMAXPROCS) more are ended when they finish
+//	record of a paused       8 MiB              the run fails with CODE_MODE_ERROR instead of
+//	program (interrupt mode)                    pausing
+//	ContinuationMaxAge       1 h                resuming fails with InvalidCodeModeContinuationError;
+//	                                            nothing runs
 //
 // A limit above its maximum is lowered to it: Timeout 24 h, MemoryBytes
 // 64 GiB (1 GiB on 32-bit systems), StackBytes 1 GiB, MaxSourceBytes 64 MiB,
