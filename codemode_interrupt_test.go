@@ -438,3 +438,40 @@ func TestCodeModeRequestProgramInput(t *testing.T) {
 	_, err = ai.RequestProgramInput(context.Background(), "x", nil)
 	assert.ErrorIs(t, err, ai.ErrNotInProgram)
 }
+
+// Whatever a client does to a paused conversation, resuming it never runs
+// a call the program completed before it paused, runs the paused call at
+// most once, and never panics.
+func FuzzResumePausedProgram(f *testing.F) {
+	seed := &interruptFixture{}
+	opts := interruptOptions(seed.tools(), aitest.NewModel(toolStep(codeCall("c1", interruptJS))))
+	opts.Prompt = "go"
+	res, err := ai.GenerateText(context.Background(), opts)
+	if err != nil {
+		f.Fatal(err)
+	}
+	req := res.Steps[0].ApprovalRequests()[0]
+	history := append([]ai.Message{ai.UserText("go")}, res.ResponseMessages...)
+	data, err := json.Marshal(answerApproval(history, req.ApprovalID, true, ""))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(strings.Replace(string(data), `"approved":true`, `"approved":false`, 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		msgs, err := ai.UnmarshalMessages(data)
+		if err != nil || len(msgs) == 0 {
+			return
+		}
+		fx := &interruptFixture{}
+		o := interruptOptions(fx.tools(), aitest.NewModel(textStep("done"), textStep("done"), textStep("done")))
+		o.Messages = msgs
+		_, _ = ai.GenerateText(context.Background(), o)
+		if n := fx.a.Load(); n != 0 {
+			t.Fatalf("a completed before the pause and ran %d more times", n)
+		}
+		if n := fx.b.Load(); n > 1 {
+			t.Fatalf("the paused call ran %d times", n)
+		}
+	})
+}
