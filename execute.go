@@ -165,6 +165,12 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 	opts := ToolExecutionOptions{ToolCallID: call.ToolCallID, Messages: messages, Context: tctx, Sandbox: s.tools.sandbox,
 		Discovery: Discovery{r: r, s: s, tool: call.ToolName, callID: call.ToolCallID}, resume: call.resume}
 	output, execErr := r.invokeTool(cctx, s, e, call, opts, prelim)
+	var paused *codePaused
+	if errors.As(execErr, &paused) {
+		// A code mode program paused: the call ends with the interrupt as
+		// its output (observers see a result, not a failure).
+		output, execErr = paused.raw, nil
+	}
 	var encoded json.RawMessage
 	if execErr == nil {
 		encoded, execErr = encodeOutput(call.ToolName, output)
@@ -182,11 +188,9 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 			f(ToolExecutionEndEvent{StepNumber: s.number, ToolCall: *call, Output: output, Err: execErr, Duration: r.eff.Now().Sub(began)})
 		})
 	}
-	var paused *codePaused
-	if errors.As(execErr, &paused) {
-		// A code mode program paused for approval: its output is the
-		// interrupt, and the step also reports the paused call and its
-		// request.
+	if paused != nil && execErr == nil {
+		// The step also reports the program's paused call (and its
+		// approval request).
 		return r.pausedOutcome(call, paused), nil
 	}
 	if execErr != nil {
