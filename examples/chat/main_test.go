@@ -32,7 +32,21 @@ func webDir(t *testing.T) string {
 // TestBrowserChat drives the page in a real browser against the Go
 // server: a three-step tool-search run that stops at an approval, the
 // approval, and the resumed run.
-func TestBrowserChat(t *testing.T) {
+// driven is what the page driver (web/e2e/drive.mjs) reports.
+type driven struct {
+	Error          string           `json:"error"`
+	ConsoleErrors  []string         `json:"consoleErrors"`
+	Requests       []map[string]any `json:"requests"`
+	BeforeApproval []shown          `json:"beforeApproval"`
+	AfterApproval  []shown          `json:"afterApproval"`
+}
+
+// drive serves the server newServer makes (given the built page's folder)
+// and runs a scenario of the page driver in chromium against it, skipping
+// when chromium or node is missing; after, when set, runs while the server
+// still serves. It returns the driver's report and the screenshot's path.
+func drive(t *testing.T, scenario string, newServer func(webDist string) http.Handler, after func(url string)) (driven, string) {
+	t.Helper()
 	browser := os.Getenv("CHROMIUM")
 	if browser == "" {
 		browser = "/usr/bin/chromium"
@@ -47,14 +61,13 @@ func TestBrowserChat(t *testing.T) {
 	}
 	preparePage(t, web)
 
-	srv := NewServer(scriptedModel(5*time.Millisecond), filepath.Join(web, "dist"), []byte("browser test secret"), nil)
-	ts := httptest.NewServer(srv) // on 127.0.0.1
+	ts := httptest.NewServer(newServer(filepath.Join(web, "dist"))) // on 127.0.0.1
 	defer ts.Close()
 
-	shot := filepath.Join(t.TempDir(), "chat.png")
+	shot := filepath.Join(t.TempDir(), scenario+".png")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("e2e", "drive.mjs"), ts.URL, t.TempDir(), shot, browser)
+	cmd := exec.CommandContext(ctx, node, filepath.Join("e2e", "drive.mjs"), ts.URL, t.TempDir(), shot, browser, scenario)
 	cmd.Dir = web
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -62,13 +75,7 @@ func TestBrowserChat(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the driver failed: %v\n%s\n%s", err, out, stderr.String())
 	}
-	var res struct {
-		Error          string           `json:"error"`
-		ConsoleErrors  []string         `json:"consoleErrors"`
-		Requests       []map[string]any `json:"requests"`
-		BeforeApproval []shown          `json:"beforeApproval"`
-		AfterApproval  []shown          `json:"afterApproval"`
-	}
+	var res driven
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("the driver's output: %v\n%s", err, out)
 	}
@@ -78,6 +85,18 @@ func TestBrowserChat(t *testing.T) {
 	if len(res.ConsoleErrors) > 0 {
 		t.Errorf("the page logged errors: %q", res.ConsoleErrors)
 	}
+	if after != nil {
+		after(ts.URL)
+	}
+	return res, shot
+}
+
+func TestBrowserChat(t *testing.T) {
+	var srv *Server
+	res, shot := drive(t, "email", func(dist string) http.Handler {
+		srv = NewServer(scriptedModel(5*time.Millisecond), dist, []byte("browser test secret"), nil)
+		return srv
+	}, func(url string) { checkForgeries(t, srv, url) })
 
 	w := weatherIn("Berlin")
 	summary := fmt.Sprintf("It is %s and %d°C in Berlin.", w.Condition, w.Temperature)
@@ -105,7 +124,6 @@ func TestBrowserChat(t *testing.T) {
 	if len(res.Requests) != 2 || res.Requests[1]["messageId"] != before[1].ID {
 		t.Errorf("the page posted %d requests (the second continuing %v); want 2", len(res.Requests), res.Requests[len(res.Requests)-1]["messageId"])
 	}
-	checkForgeries(t, srv, ts.URL)
 	png, err := os.ReadFile(shot)
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Errorf("no screenshot at %s: %v", shot, err)

@@ -2,13 +2,9 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -99,50 +95,11 @@ func TestChatAPICodeMode(t *testing.T) {
 // the model wrote pauses at the email, the user approves the email call in
 // the page, and the page shows the program's end and the answer.
 func TestBrowserChatCodeMode(t *testing.T) {
-	browser := os.Getenv("CHROMIUM")
-	if browser == "" {
-		browser = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(browser); err != nil {
-		t.Skipf("no chromium at %s (set CHROMIUM to another path; .ci/run installs Debian's chromium package)", browser)
-	}
-	web := webDir(t)
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("no node on PATH: it drives the browser (playwright-core) and builds the page")
-	}
-	preparePage(t, web)
-
-	srv := NewServer(scriptedModel(5*time.Millisecond), filepath.Join(web, "dist"), []byte("browser script secret"), nil)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-
-	shot := filepath.Join(t.TempDir(), "script.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("e2e", "script.mjs"), ts.URL, t.TempDir(), shot, browser)
-	cmd.Dir = web
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the driver failed: %v\n%s\n%s", err, out, stderr.String())
-	}
-	var res struct {
-		Error          string   `json:"error"`
-		ConsoleErrors  []string `json:"consoleErrors"`
-		BeforeApproval []shown  `json:"beforeApproval"`
-		AfterApproval  []shown  `json:"afterApproval"`
-	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("the driver's output: %v\n%s", err, out)
-	}
-	if res.Error != "" {
-		t.Fatalf("the driver: %s\nbefore approval: %+v\nafter: %+v", res.Error, res.BeforeApproval, res.AfterApproval)
-	}
-	if len(res.ConsoleErrors) > 0 {
-		t.Errorf("the page logged errors: %q", res.ConsoleErrors)
-	}
+	var srv *Server
+	res, _ := drive(t, "script", func(dist string) http.Handler {
+		srv = NewServer(scriptedModel(5*time.Millisecond), dist, []byte("browser script secret"), nil)
+		return srv
+	}, nil)
 	run := []string{
 		"step", "text:Let me find the tools I need.", "tool:toolSearch:output-available",
 		"step", "text:I will run a script for that.", "tool:code:output-available",

@@ -1,14 +1,29 @@
-// Drives the chat page in headless chromium with playwright-core: asks
-// about the weather, waits for the tool-search run to stop at the email
-// approval, approves, waits for the resumed run to finish, and prints what
-// the page showed at both points as JSON. The Go test checks it.
+// Drives the chat page in headless chromium with playwright-core through a
+// scenario, and prints what the page showed before and after the approval
+// as JSON; the Go tests check it. Scenarios:
+//   email:  asks about the weather; the run stops at the email approval;
+//           approving lets the resumed run send it and finish.
+//   script: asks for a script; the code mode program stops at the email
+//           approval; approving resumes the program and the run finishes.
 //
-// Usage: node e2e/drive.mjs URL USER_DATA_DIR SCREENSHOT [CHROMIUM]
+// Usage: node e2e/drive.mjs URL USER_DATA_DIR SCREENSHOT [CHROMIUM] [SCENARIO]
 import { chromium } from 'playwright-core';
 
-const [url, userDataDir, screenshot, executablePath = '/usr/bin/chromium'] = process.argv.slice(2);
-if (!url || !userDataDir || !screenshot) {
-  console.error('usage: node e2e/drive.mjs URL USER_DATA_DIR SCREENSHOT [CHROMIUM]');
+const [url, userDataDir, screenshot, executablePath = '/usr/bin/chromium', scenarioName = 'email'] = process.argv.slice(2);
+const scenarios = {
+  email: {
+    prompt: 'What is the weather in Berlin? Email the team about it.',
+    // After the approval: the email's output, then the model's confirmation.
+    done: ['.tool[data-tool="sendEmail"][data-state="output-available"]', '.msg.assistant .text:has-text("Done: the team has the forecast.")'],
+  },
+  script: {
+    prompt: 'Run a script: the weather in Berlin, emailed to the team.',
+    done: ['.msg.assistant .text:has-text("The script ran: the team has the forecast.")'],
+  },
+};
+const scenario = scenarios[scenarioName];
+if (!url || !userDataDir || !screenshot || !scenario) {
+  console.error('usage: node e2e/drive.mjs URL USER_DATA_DIR SCREENSHOT [CHROMIUM] [email|script]');
   process.exit(2);
 }
 // Waits are for events on the page; the timeout only bounds a broken run.
@@ -48,10 +63,11 @@ try {
 
   await page.goto(url);
   await page.waitForSelector('#prompt');
-  await page.fill('#prompt', 'What is the weather in Berlin? Email the team about it.');
+  await page.fill('#prompt', scenario.prompt);
   await page.click('#send');
 
-  // The run searches for tools, gets the weather, and asks to send the email.
+  // The run searches for tools and stops at the email, which waits for
+  // approval (sent by the model, or by the program it wrote).
   const approve = '.tool[data-tool="sendEmail"][data-state="approval-requested"] button.approve';
   await page.waitForSelector(approve);
   await page.waitForSelector('#status[data-status="ready"]');
@@ -60,8 +76,7 @@ try {
   await page.click(approve);
   // The page posts the answer by itself; the server sends the email and the
   // model confirms.
-  await page.waitForSelector('.tool[data-tool="sendEmail"][data-state="output-available"]');
-  await page.waitForSelector('.msg.assistant .text:has-text("Done: the team has the forecast.")');
+  for (const selector of scenario.done) await page.waitForSelector(selector);
   await page.waitForSelector('#status[data-status="ready"]');
   result.afterApproval = await snapshot();
   await page.screenshot({ path: screenshot, fullPage: true });
