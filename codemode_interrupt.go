@@ -526,6 +526,15 @@ type codePaused struct {
 	raw       json.RawMessage
 }
 
+// pausedBy returns the pause err reports, if it does.
+func pausedBy(err error) *codePaused {
+	var p *codePaused
+	if errors.As(err, &p) {
+		return p
+	}
+	return nil
+}
+
 func (e *codePaused) Error() string {
 	return fmt.Sprintf("the program paused: tool %q needs approval", e.interrupt.ToolName)
 }

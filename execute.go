@@ -166,7 +166,10 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 		Discovery: Discovery{r: r, s: s, tool: call.ToolName, callID: call.ToolCallID}, resume: call.resume}
 	output, execErr := r.invokeTool(cctx, s, e, call, opts, prelim)
 	var paused *codePaused
-	if errors.As(execErr, &paused) {
+	if execErr != nil {
+		paused = pausedBy(execErr)
+	}
+	if paused != nil {
 		// A code mode program paused: the call ends with the interrupt as
 		// its output (observers see a result, not a failure).
 		output, execErr = paused.raw, nil
