@@ -10,8 +10,11 @@ function ToolCall({ part, answer }) {
   return (
     <div className="tool" data-tool={name} data-state={part.state} data-call={part.toolCallId}>
       <span className="name">{name}</span> <span className="state">[{part.state}]</span>
+      {part.callProviderMetadata?.aisdkgo?.codeModeCall && ' (called by the program)'}
       {part.input !== undefined && `\ninput: ${show(part.input)}`}
-      {part.output !== undefined && `\noutput: ${show(part.output)}`}
+      {part.output?.type === 'code-mode-interrupt'
+        ? `\npaused: the program waits for ${part.output.toolName} (${part.output.payload?.kind === 'ai-sdk-code-mode/tool-approval' ? 'approval' : 'input'})`
+        : part.output !== undefined && `\noutput: ${show(part.output)}`}
       {part.errorText && `\nerror: ${part.errorText}`}
       {part.state === 'approval-requested' && (
         <div className="approval">
