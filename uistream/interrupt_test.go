@@ -145,3 +145,104 @@ func TestCodeModeInterruptThroughUIStream(t *testing.T) {
 	}
 	assert.Equal(t, "done", text)
 }
+
+// A program's call that asks the user for input is shown waiting for a
+// result; the user's answer, posted as that call's output (what useChat's
+// addToolOutput does), resumes the program, also with result signatures
+// required for the server's own tools.
+func TestCodeModeInputRequestThroughUIStream(t *testing.T) {
+	var asked atomic.Int32
+	type anyIn = map[string]any
+	ask := ai.NewTool(ai.ToolDef[anyIn, string]{Execute: func(ctx context.Context, in anyIn, _ ai.ToolExecutionOptions) (string, error) {
+		asked.Add(1)
+		answer, err := ai.RequestProgramInput(ctx, "choose-city", nil)
+		if err != nil {
+			return "", err
+		}
+		return "chosen: " + string(answer), nil
+	}})
+	tools := ai.Tools{
+		{Name: "code", Tool: ai.CodeMode(&ai.CodeModeOptions{ApprovalMode: ai.CodeModeApprovalInterrupt})},
+		{Name: "ask", Tool: ask},
+	}
+	secrets := [][]byte{[]byte("ui secret")}
+	js, _ := json.Marshal(map[string]string{"js": `return await tools.ask({});`})
+	var lastPrompt []provider.Message
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, err := uistream.DecodeRequest(r, &uistream.DecodeOptions{ToolApprovalSecrets: secrets})
+		if err != nil {
+			uistream.WriteError(w, err)
+			return
+		}
+		msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{Tools: tools, ResultSecrets: secrets})
+		if err != nil {
+			uistream.WriteError(w, &uistream.RequestError{Status: 400, Message: err.Error()})
+			return
+		}
+		model := &aitest.Model{Respond: func(_ context.Context, call int, o *provider.CallOptions) (aitest.Response, error) {
+			if len(msgs) == 1 {
+				return aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "code", string(js))}, FinishReason: aitest.ToolCalls}, nil
+			}
+			lastPrompt = o.Prompt
+			return aitest.Response{Content: []provider.Content{aitest.Text("done")}}, nil
+		}}
+		res, err := ai.StreamText(r.Context(), ai.GenerateTextOptions{
+			Model: model, Tools: tools, Messages: msgs, StopWhen: ai.StepCountIs(3),
+			ToolCallers:         []ai.CallerRoute{{Tool: "ask", Callers: []string{"code"}}},
+			ToolApprovalSecrets: secrets,
+		})
+		if err != nil {
+			uistream.WriteError(w, err)
+			return
+		}
+		uistream.Write(w, res.Parts(), &uistream.Options{MessageID: "m-1", OriginalMessages: req.Messages, Tools: tools, ResultSecrets: secrets})
+	}))
+	defer srv.Close()
+	post := func(msgs []uistream.Message, continued *uistream.Message) uistream.Message {
+		body, err := json.Marshal(map[string]any{"id": "chat", "messages": msgs})
+		require.NoError(t, err)
+		resp, err := http.Post(srv.URL, "application/json", bytes.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, 200, resp.StatusCode)
+		var last uistream.Message
+		for m, err := range uistream.ReadMessage(uistream.ReadChunks(resp.Body), &uistream.ReadOptions{Message: continued}) {
+			require.NoError(t, err)
+			last = m
+		}
+		return last
+	}
+	user := uistream.Message{ID: "u-1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "pick"}}}
+	first := post([]uistream.Message{user}, nil)
+	answered := false
+	for i, p := range first.Parts {
+		if tp, ok := p.(uistream.ToolPart); ok && tp.ToolName == "ask" {
+			assert.Equal(t, uistream.InputAvailable, tp.State)
+			_, program := ai.ProgramCallOf(tp.CallProviderMetadata)
+			assert.True(t, program)
+			tp.State, tp.Output = uistream.OutputAvailable, json.RawMessage(`"Oslo"`)
+			first.Parts[i] = tp
+			answered = true
+		}
+	}
+	require.True(t, answered, "the page shows the program's question")
+	assert.Equal(t, int32(1), asked.Load())
+
+	post([]uistream.Message{user, first}, &first)
+	assert.Equal(t, int32(2), asked.Load(), "the asking tool runs again with the answer")
+	require.NotNil(t, lastPrompt)
+	found := false
+	for _, m := range lastPrompt {
+		if tm, ok := m.(provider.ToolMessage); ok {
+			for _, p := range tm.Content {
+				if r, ok := p.(provider.ToolResultPart); ok {
+					assert.Equal(t, "c1", r.ToolCallID, "only the code call's result reaches the model")
+					raw, _ := json.Marshal(r.Output)
+					assert.JSONEq(t, `{"type":"json","value":"chosen: \"Oslo\""}`, string(raw))
+					found = true
+				}
+			}
+		}
+	}
+	assert.True(t, found)
+}
