@@ -372,25 +372,52 @@ func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []st
 	terms := tokenize(query, nil)
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
-	scores := make([]int32, len(catalog))
-	var touched []int32 // the candidates with a score, in order of first score
+	hits := 0
+	for _, t := range terms {
+		hits += len(x.postings[t])
+	}
+	if hits == 0 {
+		return nil
+	}
+	var scores map[int32]int32
+	var dense []int32
+	if hits < len(catalog)/16 {
+		// Few candidates match: keep their scores only, rather than one
+		// per candidate of a large catalog.
+		scores = make(map[int32]int32, hits)
+	} else {
+		dense = make([]int32, len(catalog))
+	}
+	touched := make([]int32, 0, min(hits, len(catalog))) // the candidates with a score, in order of first score
 	for _, t := range terms {
 		for _, p := range x.postings[t] {
 			i := int32(p >> 2)
-			if scores[i] == 0 {
+			w := int32(p&2) + int32(p&1)
+			if dense != nil {
+				if dense[i] == 0 {
+					touched = append(touched, i)
+				}
+				dense[i] += w
+				continue
+			}
+			if _, seen := scores[i]; !seen {
 				touched = append(touched, i)
 			}
-			scores[i] += int32(p&2) + int32(p&1)
+			scores[i] += w
 		}
+	}
+	score := func(i int32) int32 { return scores[i] }
+	if dense != nil {
+		score = func(i int32) int32 { return dense[i] }
 	}
 	// The best max candidates: by score, then in catalog order. Scores
 	// are small, so the cut-off score is found by counting, and only the
 	// candidates above it (and as many at it as fit) are sorted.
-	return x.top(touched, scores, max, len(terms))
+	return x.top(touched, score, max, len(terms))
 }
 
 // top returns the names of the best max of the touched candidates.
-func (x *rankIndex) top(touched, scores []int32, max, terms int) []string {
+func (x *rankIndex) top(touched []int32, score func(int32) int32, max, terms int) []string {
 	if max <= 0 || len(touched) == 0 {
 		return nil
 	}
@@ -402,7 +429,7 @@ func (x *rankIndex) top(touched, scores []int32, max, terms int) []string {
 			counts = make([]int, n)
 		}
 		for _, i := range touched {
-			counts[scores[i]]++
+			counts[score(i)]++
 		}
 		cut, above := 0, 0
 		for sc := len(counts) - 1; sc > 0; sc-- {
@@ -416,7 +443,7 @@ func (x *rankIndex) top(touched, scores []int32, max, terms int) []string {
 		// at it as fit.
 		kept := make([]int32, 0, max)
 		for _, i := range touched {
-			if scores[i] > int32(cut) {
+			if score(i) > int32(cut) {
 				kept = append(kept, i)
 			}
 		}
@@ -425,7 +452,7 @@ func (x *rankIndex) top(touched, scores []int32, max, terms int) []string {
 		room := max - len(kept)
 		at := make([]int32, 0, room)
 		for _, i := range touched {
-			if scores[i] != int32(cut) {
+			if score(i) != int32(cut) {
 				continue
 			}
 			if len(at) == room && i > at[room-1] {
@@ -441,8 +468,8 @@ func (x *rankIndex) top(touched, scores []int32, max, terms int) []string {
 		touched = append(kept, at...)
 	}
 	slices.SortFunc(touched, func(a, b int32) int {
-		if scores[a] != scores[b] {
-			return int(scores[b] - scores[a])
+		if sa, sb := score(a), score(b); sa != sb {
+			return int(sb - sa)
 		}
 		return int(a - b)
 	})
