@@ -3,7 +3,13 @@ package ai_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aisdkgo/ai"
 	"github.com/aisdkgo/ai/aitest"
@@ -127,4 +133,52 @@ func BenchmarkCodeModeResume50(b *testing.B) {
 			b.Fatalf("output %s", out)
 		}
 	}
+}
+
+// codeModeFirstRunEnv makes TestCodeModeFirstRunChild time the first
+// RunCodeMode of its process.
+const codeModeFirstRunEnv = "AI_CODE_MODE_FIRST_RUN_CHILD"
+
+// BenchmarkCodeModeFirstRun measures the first RunCodeMode of a fresh
+// process, the start of its worker process included: each iteration starts
+// this test binary again, which times its first run and prints it. The
+// figure is the mean of those runs (first-run-ms); ns/op includes starting
+// the test binary and is not the figure.
+func BenchmarkCodeModeFirstRun(b *testing.B) {
+	var total time.Duration
+	n := 0
+	for b.Loop() {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCodeModeFirstRunChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), codeModeFirstRunEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		_, rest, ok := strings.Cut(string(out), "first-run-ns=")
+		if !ok {
+			b.Fatalf("no figure in %s", out)
+		}
+		ns, err := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += time.Duration(ns)
+		n++
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(n), "first-run-ms")
+}
+
+// TestCodeModeFirstRunChild is the process BenchmarkCodeModeFirstRun
+// starts; otherwise it does nothing.
+func TestCodeModeFirstRunChild(t *testing.T) {
+	if os.Getenv(codeModeFirstRunEnv) != "1" {
+		t.Skip("run by BenchmarkCodeModeFirstRun")
+	}
+	start := time.Now()
+	res, err := ai.RunCodeMode(context.Background(), ai.RunCodeModeOptions{JS: "const x: number = 1; return x + 1;"})
+	d := time.Since(start)
+	if err != nil || string(res.Value) != "2" {
+		t.Fatalf("got %v, %v", res, err)
+	}
+	fmt.Printf("first-run-ns=%d\n", d.Nanoseconds())
 }
