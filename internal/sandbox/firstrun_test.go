@@ -56,7 +56,7 @@ func TestFirstRunChild(t *testing.T) {
 		t.Fatalf("got %v, %v", res, err)
 	}
 	fmt.Printf("first-run-ns=%d\n", d.Nanoseconds())
-	// The spare started beside the run ends with the process, once started.
+	// A spare worker being started ends with the process, once started.
 	for {
 		workers.mu.Lock()
 		starting := workers.starting
