@@ -117,7 +117,9 @@ func (p *workerPool) release() {
 // get returns a worker for a run: the one idle the longest, whose realm had
 // the most time to be prepared, or a new one. When it takes the last idle
 // worker, and no spare is being started already, it starts a spare, so that
-// the next run finds one ready.
+// the next run finds one ready. A run that has to start its own worker
+// starts no spare beside it: the two processes would share the processors
+// while the run waits for its own, and its worker is idle again afterwards.
 func (p *workerPool) get() (*worker, error) {
 	p.mu.Lock()
 	var w *worker
@@ -129,7 +131,7 @@ func (p *workerPool) get() (*worker, error) {
 	} else {
 		p.live++
 	}
-	spare := len(p.idle) == 0 && p.starting == 0 && p.live < p.maxRunsLocked()
+	spare := w != nil && len(p.idle) == 0 && p.starting == 0 && p.live < p.maxRunsLocked()
 	if spare {
 		p.live++
 		p.starting++
@@ -464,7 +466,7 @@ func startWorker() (_ *worker, err error) {
 	allWorkers.Store(w, struct{}{})
 	// The prelude is compiled once per process, while the first worker
 	// starts.
-	preludeOnce.Do(func() { preludeCode, preludeErr = compiledBytes(preludeJS, preludeFile) })
+	preludeOnce.Do(func() { preludeCode, preludeErr = preludeBytecode() })
 	if preludeErr != nil {
 		w.kill()
 		return nil, preludeErr

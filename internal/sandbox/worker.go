@@ -105,22 +105,44 @@ func serveWorker(in, out *os.File) int {
 		go c.watchControl(bufio.NewReader(ctrl))
 	}
 	// Runs start from copies of one realm with the prelude; should that
-	// realm fail to build, each run builds its own.
-	tmpl, terr := newPreludeTemplate(defaultEngine)
-	for {
-		var s *session
+	// realm fail to build, each run builds its own. The realm is built
+	// while the first run's program is transformed.
+	var (
+		tmpl  realmTemplate
+		terr  error
+		built = make(chan struct{})
+	)
+	go func() {
+		defer close(built)
+		tmpl, terr = newPreludeTemplate(defaultEngine)
+	}()
+	newSessionFor := func() *session {
+		<-built
 		if terr == nil {
-			s = newTemplateSession(tmpl, c)
-		} else {
-			s = newSession(defaultEngine, c)
+			return newTemplateSession(tmpl, c)
 		}
+		return newSession(defaultEngine, c)
+	}
+	// s is the session of the next run, made while the worker waits for
+	// it, except for the first run.
+	var s *session
+	for {
 		run := c.nextRun()
 		c.cur.Store(run)
-		c.serve(s, run)
+		if t, ok := c.prepare(run); ok {
+			if s == nil {
+				s = newSessionFor()
+			}
+			c.serve(s, run, t)
+			s.close()
+			if s.broken() {
+				return 3
+			}
+			s = nil
+		}
 		c.cur.Store(nil)
-		s.close()
-		if s.broken() {
-			return 3
+		if s == nil {
+			s = newSessionFor()
 		}
 	}
 }
@@ -249,13 +271,10 @@ func decodeRun(id uint64, d *decoder) *workerRun {
 	return run
 }
 
-// serve runs one program in s and reports its end to the host.
-func (c *workerConn) serve(s *session, run *workerRun) {
-	run.setRealm(s.realm)
-	defer run.setRealm(nil)
-	if s.realm != nil {
-		s.realm.setPoll(c.poll)
-	}
+// prepare transforms the program of run, unless the host sent it
+// transformed, and reports whether it is to run; when not, it reported the
+// end of the run to the host.
+func (c *workerConn) prepare(run *workerRun) (transformed, bool) {
 	limitWorkerMemory(run.limits.MemoryBytes)
 	t := transformed{script: run.text, shift: run.shift}
 	if !run.isScript {
@@ -265,13 +284,23 @@ func (c *workerConn) serve(s *session, run *workerRun) {
 		}
 		if serr != nil {
 			c.sendDone(run.id, report{kind: reportError, err: serr})
-			return
+			return transformed{}, false
 		}
 		// The host caches the transformed program; one too large for a
 		// frame is not cached.
 		if len(t.script)+64 <= run.maxFrame {
 			c.write(newFrame(frameTransformed).uint(run.id).str(t.script).int(t.shift).int(depth))
 		}
+	}
+	return t, true
+}
+
+// serve runs the program t of run in s and reports its end to the host.
+func (c *workerConn) serve(s *session, run *workerRun, t transformed) {
+	run.setRealm(s.realm)
+	defer run.setRealm(nil)
+	if s.realm != nil {
+		s.realm.setPoll(c.poll)
 	}
 	if run.stopped.Load() || !time.Now().Before(run.deadline) {
 		c.sendDone(run.id, report{kind: reportInterrupted})
