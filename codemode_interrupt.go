@@ -374,6 +374,10 @@ type programRun struct {
 	paused   *ledgerCall
 	inFlight int
 	cancel   context.CancelFunc
+	// recorded counts the bytes the ledger holds; past
+	// maxContinuationBytes the run records nothing more and cannot pause.
+	recorded int
+	overflow bool
 }
 
 func newProgramRun(res *codeResume, now time.Time) *programRun {
@@ -383,6 +387,7 @@ func newProgramRun(res *codeResume, now time.Time) *programRun {
 		p.replay = make(map[int]ledgerCall, len(res.ledger.Calls))
 		for _, c := range res.ledger.Calls {
 			p.replay[c.Seq] = c
+			p.recorded += len(c.Name) + len(c.Input) + len(c.Output) + 64
 		}
 		return p
 	}
@@ -493,6 +498,19 @@ func (p *programRun) record(call CodeToolCall, out json.RawMessage, err error) {
 	default:
 		lc.Error = &ledgerError{Host: true}
 	}
+	if p.overflow {
+		return
+	}
+	p.recorded += len(lc.Name) + len(lc.Input) + len(lc.Output) + 64
+	if lc.Error != nil {
+		p.recorded += len(lc.Error.Message)
+	}
+	if p.recorded > maxContinuationBytes {
+		// What the program did no longer fits a continuation: keep memory
+		// bounded; a pause now fails the run.
+		p.overflow, p.ledger.Calls = true, nil
+		return
+	}
 	p.ledger.Calls = append(p.ledger.Calls, lc)
 }
 
@@ -542,6 +560,10 @@ func (e *codePaused) Error() string {
 // pause builds the signed continuation of a paused run.
 func (p *programRun) pause(js, outer string, b binding, secret []byte, maxAge time.Duration, now time.Time) (*codePaused, error) {
 	pc := p.paused
+	if p.overflow {
+		return nil, &CodeModeError{Code: CodeModeErrorCode, Name: "CodeModeError",
+			Message: fmt.Sprintf("The program paused, but the results of its calls so far take more than the %d bytes a continuation may hold.", maxContinuationBytes)}
+	}
 	p.ledger.Pending = pc.Seq
 	slices.SortFunc(p.ledger.Calls, func(a, b ledgerCall) int { return a.Seq - b.Seq })
 	token, err := json.Marshal(p.ledger)

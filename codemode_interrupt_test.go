@@ -475,3 +475,30 @@ func FuzzResumePausedProgram(f *testing.F) {
 		}
 	})
 }
+
+// A program whose calls returned more than a continuation may hold cannot
+// pause: the run fails with CODE_MODE_ERROR, and nothing of it is kept.
+func TestCodeModeInterruptRecordIsBounded(t *testing.T) {
+	type anyIn = map[string]any
+	big := strings.Repeat("x", 3<<20)
+	tools := ai.Tools{
+		{Name: "code", Tool: ai.CodeMode(&ai.CodeModeOptions{ApprovalMode: ai.CodeModeApprovalInterrupt})},
+		{Name: "big", Tool: ai.NewTool(ai.ToolDef[anyIn, string]{Execute: func(context.Context, anyIn, ai.ToolExecutionOptions) (string, error) {
+			return big, nil
+		}})},
+		{Name: "guarded", Tool: ai.NewTool(ai.ToolDef[anyIn, string]{
+			NeedsApproval: func(context.Context, anyIn, ai.ApprovalOptions) (bool, error) { return true, nil },
+			Execute:       func(context.Context, anyIn, ai.ToolExecutionOptions) (string, error) { return "ran", nil },
+		})},
+	}
+	js := `let n = 0; for (let i = 0; i < 3; i++) n += (await tools.big({})).length; await tools.guarded({}); return n;`
+	res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+		Model: aitest.NewModel(toolStep(codeCall("c1", js))), Prompt: "go", Tools: tools,
+		ToolCallers: []ai.CallerRoute{{Tool: "big", Callers: []string{"code"}}, {Tool: "guarded", Callers: []string{"code"}}},
+	})
+	require.NoError(t, err)
+	errs := res.Steps[0].ToolErrors()
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error.Error(), "more than the 8388608 bytes a continuation may hold")
+	assert.Empty(t, res.Steps[0].ApprovalRequests())
+}
