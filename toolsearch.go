@@ -152,6 +152,7 @@ type SearchGroupError struct {
 	Groups []string
 }
 
+// Error implements the error interface.
 func (e *SearchGroupError) Error() string {
 	if len(e.Groups) == 0 {
 		return fmt.Sprintf("no tool group %q: the tools have no groups; search without one", e.Group)
