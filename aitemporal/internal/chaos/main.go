@@ -320,9 +320,15 @@ loop:
 	fmt.Printf("recorded completions that ran again: %d\n", again)
 	fmt.Printf("tool effects: %d for %d tool calls\n", len(effects), 2*n)
 	fmt.Printf("throughput: %.1f runs/s (%s for all)\n", float64(n)/elapsed.Seconds(), elapsed.Round(time.Millisecond))
-	fmt.Printf("run time: p50 %s, p99 %s\n", pct(0.5).Round(time.Millisecond), pct(0.99).Round(time.Millisecond))
+	longest := durations[len(durations)-1]
+	fmt.Printf("run time: p50 %s, p99 %s, longest %s\n", pct(0.5).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), longest.Round(time.Millisecond))
 	if again > 0 || len(effects) != 2*n {
 		return errors.New("durability violated")
+	}
+	if longest > time.Minute {
+		// A lost worker must be noticed within seconds, not after an
+		// activity's whole timeout.
+		return fmt.Errorf("a run took %s, more than a minute", longest.Round(time.Millisecond))
 	}
 	return nil
 }
