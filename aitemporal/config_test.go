@@ -30,11 +30,14 @@ func TestRegisterRejectsWhatCannotRunDurably(t *testing.T) {
 		set  func(*aitemporal.Config, *aitemporal.Agent)
 		want string
 	}{
-		"unregistered model": {func(c *aitemporal.Config, _ *aitemporal.Agent) { c.Models = nil }, "is not one of Config.Models"},
-		"prompt":             {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.Prompt = "hi" }, "Prompt and Options.Messages must be empty"},
-		"step timeout":       {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.Timeout.Step = time.Second }, "Timeout.Step"},
-		"ids":                {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.GenerateID = func() string { return "x" } }, "GenerateID"},
-		"code mode":          {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.ToolCallers = []ai.CallerRoute{{Tool: "x"}} }, "ToolCallers"},
+		"unregistered model":  {func(c *aitemporal.Config, _ *aitemporal.Agent) { c.Models = nil }, "is not one of Config.Models"},
+		"prompt":              {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.Prompt = "hi" }, "Prompt and Options.Messages must be empty"},
+		"step timeout":        {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.Timeout.Step = time.Second }, "Timeout.Step"},
+		"ids":                 {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.GenerateID = func() string { return "x" } }, "GenerateID"},
+		"unknown routed tool": {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.ToolCallers = []ai.CallerRoute{{Tool: "x"}} }, `ToolCallers names "x"`},
+		"unknown caller": {func(_ *aitemporal.Config, a *aitemporal.Agent) {
+			a.Options.ToolCallers = []ai.CallerRoute{{Tool: "getWeather", Callers: []string{"code"}}}
+		}, `ToolCallers names "code"`},
 		"unknown tool": {func(_ *aitemporal.Config, a *aitemporal.Agent) {
 			a.ToolActivities = map[string]workflow.ActivityOptions{"nope": {}}
 		}, `"nope"`},

@@ -528,7 +528,13 @@ func (e *effects) Stream(context.Context, provider.LanguageModel, *provider.Call
 	return nil, errors.New("aitemporal: durable runs do not stream")
 }
 
-func (e *effects) Invoke(ctx context.Context, call effect.Call, _ func(context.Context) (any, error)) (any, error) {
+func (e *effects) Invoke(ctx context.Context, call effect.Call, local func(context.Context) (any, error)) (any, error) {
+	if e.agent.isCaller(call.ToolName) {
+		// A code mode tool runs here, in workflow code: its program runs
+		// in the program activity and its calls go through the engine
+		// (see RunProgram).
+		return local(context.WithValue(ctx, codeCallKey{}, call))
+	}
 	w := e.workflow(ctx)
 	ao := e.agent.toolOptions(call.ToolName)
 	var out toolOutput
