@@ -74,4 +74,29 @@ func TestTemporalCodeModeCrash(t *testing.T) {
 	require.Len(t, keys, 2)
 	assert.Equal(t, keys[0], keys[1], "both attempts of the call have one idempotency key")
 	assert.Contains(t, keys[0], "c1:tool-4", "the key names the program's call")
+
+	// A program whose call waits for approval, answered by signal.
+	payID := "code-approval-" + suffix
+	run2, err := aitemporal.Start(ctx, c, client.StartWorkflowOptions{ID: payID, TaskQueue: queue}, aitemporal.Input{Agent: "coder", Prompt: codeApprovalPrompt})
+	require.NoError(t, err)
+	var pending []aitemporal.PendingApproval
+	waitFor(t, ctx, func() bool {
+		p, err := aitemporal.QueryProgress(ctx, c, payID, "")
+		if err == nil {
+			pending = p.PendingApprovals
+		}
+		return len(pending) == 1
+	})
+	assert.Equal(t, "c1:tool-2:approval", pending[0].ApprovalID)
+	require.NoError(t, aitemporal.Approve(ctx, c, payID, "", aitemporal.Approval{ApprovalID: pending[0].ApprovalID, Approved: true}))
+	var paid aitemporal.Result
+	require.NoError(t, run2.Get(ctx, &paid))
+	assert.Equal(t, `Done: code={"type":"json","value":{"sent":"sent 5","total":3}}`, paid.Text)
+	assert.Equal(t, 1, log.count(payID, "start", "step1"))
+	assert.Equal(t, 1, log.count(payID, "done", "transfer"))
+
+	if *recordHistories {
+		writeHistory(t, ctx, c, id, "testdata/code_crash_history.json")
+		writeHistory(t, ctx, c, payID, "testdata/code_approval_history.json")
+	}
 }

@@ -26,6 +26,8 @@ import (
 const (
 	codePrompt         = "Count to five in code."
 	codeApprovalPrompt = "Transfer in code."
+	twoProgramsPrompt  = "Transfer twice in two programs."
+	bigPrompt          = "Fetch big outputs in code."
 )
 
 // fiveCalls makes five tool calls one after the other. Each input carries
@@ -76,10 +78,18 @@ func codeModel() *aitest.Model {
 				}
 			}
 		}
+		if step == 0 && user == twoProgramsPrompt {
+			one, _ := json.Marshal(map[string]string{"js": "return await tools.transfer({ amount: 1 });"})
+			two, _ := json.Marshal(map[string]string{"js": "return await tools.transfer({ amount: 2 });"})
+			return toolStep(call("c1", "code", string(one)), call("c2", "code", string(two))), nil
+		}
 		if step == 0 {
 			js := fiveCalls
-			if user == codeApprovalPrompt {
+			switch user {
+			case codeApprovalPrompt:
 				js = transferCalls
+			case bigPrompt:
+				js = "for (let i = 0; i < 8; i++) await tools.big({}); return 'done';"
 			}
 			in, _ := json.Marshal(map[string]string{"js": js})
 			return toolStep(call("c1", "code", string(in))), nil
@@ -223,4 +233,53 @@ func approvalWord(approved bool) string {
 		return "approved"
 	}
 	return "denied"
+}
+
+// Two programs that run at once wait for approval together; each takes
+// the signal that answers its call, whatever the order of the signals.
+func TestCodeModeApprovalsOfTwoPrograms(t *testing.T) {
+	log := &execLog{path: filepath.Join(t.TempDir(), "executions.log")}
+	env := newEnv(t, scenarioConfig(log, 0))
+	var waiting aitemporal.Progress
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(aitemporal.ProgressQuery)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&waiting))
+		require.Len(t, waiting.PendingApprovals, 2)
+		for _, i := range []int{1, 0} {
+			env.SignalWorkflow(aitemporal.ApprovalSignal, aitemporal.Approval{ApprovalID: waiting.PendingApprovals[i].ApprovalID, Approved: true})
+		}
+	}, time.Hour)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "coder", Prompt: twoProgramsPrompt})
+	res := result(t, env)
+
+	var ids []string
+	for _, p := range waiting.PendingApprovals {
+		ids = append(ids, p.ApprovalID)
+	}
+	assert.ElementsMatch(t, []string{"c1:tool-1:approval", "c2:tool-1:approval"}, ids)
+	assert.Contains(t, res.Text, "sent 1")
+	assert.Contains(t, res.Text, "sent 2")
+	assert.Equal(t, 2, log.count(testWorkflowID, "done", "transfer"))
+}
+
+// A program whose recorded calls outgrow the bound fails with
+// CODE_MODE_ERROR, which the model sees.
+func TestCodeModeLedgerIsBounded(t *testing.T) {
+	var runs counter
+	big := ai.NewTool(ai.ToolDef[struct{}, string]{
+		Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (string, error) {
+			runs.add("big")
+			return strings.Repeat("x", 200<<10), nil
+		},
+	})
+	model := codeModel()
+	cfg := config(model, ai.Tools{{Name: "code", Tool: ai.CodeMode(nil)}, {Name: "big", Tool: big}}, func(a *aitemporal.Agent) {
+		a.Options.ToolCallers = []ai.CallerRoute{{Tool: "big", Callers: []string{"code"}}}
+	})
+	env := newEnv(t, cfg)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "travel", Prompt: bigPrompt})
+	res := result(t, env)
+	assert.Contains(t, res.Text, fmt.Sprintf("more than the %d bytes", aitemporal.MaxProgramLedgerBytes))
+	assert.Equal(t, 6, runs.get("big"), "the call that outgrew the bound was the last")
 }

@@ -182,3 +182,13 @@ func TestRunFromMessages(t *testing.T) {
 	require.Len(t, model.Calls(), 1)
 	assert.Len(t, model.Calls()[0].Prompt, 4, "the instructions and the three messages")
 }
+
+// An agent with code mode registers; its routes name its own tools.
+func TestRegisterAcceptsCodeMode(t *testing.T) {
+	cfg := config(aitest.NewModel(), ai.Tools{{Name: "code", Tool: ai.CodeMode(nil)}, {Name: "x", Tool: ai.NewTool(ai.ToolDef[struct{}, string]{
+		Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (string, error) { return "", nil },
+	})}}, func(a *aitemporal.Agent) {
+		a.Options.ToolCallers = []ai.CallerRoute{{Tool: "x", Callers: []string{"code", ai.DirectCall}}}
+	})
+	assert.NoError(t, aitemporal.Register(newRegistry(), cfg))
+}

@@ -150,20 +150,30 @@ func (e *effects) RunProgram(ctx context.Context, p effect.Program) (json.RawMes
 			}
 			return out.Value, nil
 		}
-		for _, c := range out.Calls {
-			if c.Seq <= 0 || slices.ContainsFunc(in.Calls, func(r programCall) bool { return r.Seq == c.Seq }) {
+		for i, c := range out.Calls {
+			if c.Seq <= 0 || slices.ContainsFunc(in.Calls, func(r programCall) bool { return r.Seq == c.Seq }) ||
+				slices.ContainsFunc(out.Calls[:i], func(r programCall) bool { return r.Seq == c.Seq }) {
 				return nil, protocolError(fmt.Sprintf("The program activity reported call %d, which is not a new call.", c.Seq))
 			}
+		}
+		// The calls were dispatched together: they run together, as they
+		// would in a local run.
+		recs := make([]programCall, len(out.Calls))
+		e.Parallel(ctx, len(out.Calls), 0, func(ctx context.Context, i int, started func()) {
+			started()
+			c := out.Calls[i]
 			res, err := p.CallTool(ctx, c.Seq, c.Name, c.Input)
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			rec := programCall{Seq: c.Seq, Name: c.Name, Input: c.Input}
+			recs[i] = programCall{Seq: c.Seq, Name: c.Name, Input: c.Input}
 			if err != nil {
-				rec.Error = programErrorOf(err)
+				recs[i].Error = programErrorOf(err)
 			} else {
-				rec.Output = cmpOrNull(res)
+				recs[i].Output = cmpOrNull(res)
 			}
+		})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		for _, rec := range recs {
 			raw, merr := json.Marshal(rec)
 			if merr != nil {
 				return nil, merr
@@ -189,7 +199,9 @@ func protocolError(msg string) *ai.CodeModeError {
 }
 
 // ApproveProgramCall waits for the approval signal of a program's call that
-// needs a person's approval (see [effect.Programs]).
+// needs a person's approval (see [effect.Programs]). Calls of programs that
+// run at once may wait together: whichever receives a signal keeps it for
+// the call it answers.
 func (e *effects) ApproveProgramCall(ctx context.Context, call effect.Call) (bool, string, error) {
 	w := e.workflow(ctx)
 	secrets := e.agent.Options.ToolApprovalSecrets
@@ -198,13 +210,50 @@ func (e *effects) ApproveProgramCall(ctx context.Context, call effect.Call) (boo
 		p.Signature = ai.SignToolApproval(secrets[0], p.ApprovalID, p.ToolCallID, p.ToolName, p.Input)
 	}
 	e.st.pending = append(e.st.pending, p)
-	answers, err := e.st.waitForApprovals(w, workflow.GetSignalChannel(w, ApprovalSignal), []PendingApproval{p}, secrets)
-	e.st.pending = slices.DeleteFunc(e.st.pending, func(q PendingApproval) bool { return q.ApprovalID == p.ApprovalID })
-	if err != nil {
-		e.ended(w)
-		return false, "", err
+	defer func() {
+		e.st.pending = slices.DeleteFunc(e.st.pending, func(q PendingApproval) bool { return q.ApprovalID == p.ApprovalID })
+	}()
+	ch := workflow.GetSignalChannel(w, ApprovalSignal)
+	for {
+		if a, ok := e.answers[p.ApprovalID]; ok {
+			delete(e.answers, p.ApprovalID)
+			return a.Approved, a.Reason, nil
+		}
+		if e.receiving {
+			err := workflow.Await(w, func() bool {
+				_, ok := e.answers[p.ApprovalID]
+				return ok || !e.receiving
+			})
+			if err != nil {
+				e.ended(w)
+				return false, "", err
+			}
+			continue
+		}
+		e.receiving = true
+		var a Approval
+		sel := workflow.NewSelector(w)
+		sel.AddReceive(ch, func(c workflow.ReceiveChannel, _ bool) { c.Receive(w, &a) })
+		sel.AddReceive(w.Done(), func(workflow.ReceiveChannel, bool) {})
+		sel.Select(w)
+		e.receiving = false
+		if err := w.Err(); err != nil {
+			e.ended(w)
+			return false, "", err
+		}
+		_, reason := screenApproval(a, e.st.pending, secrets)
+		if _, dup := e.answers[a.ApprovalID]; dup && reason == "" {
+			reason = "the request was already answered"
+		}
+		if reason != "" {
+			e.st.ignoreApproval(w, a, reason)
+			continue
+		}
+		if e.answers == nil {
+			e.answers = map[string]Approval{}
+		}
+		e.answers[a.ApprovalID] = a
 	}
-	return answers[0].Approved, answers[0].Reason, nil
 }
 
 // runProgram is the program activity: one run of a code mode program, its
