@@ -28,6 +28,7 @@ const (
 	codeApprovalPrompt = "Transfer in code."
 	twoProgramsPrompt  = "Transfer twice in two programs."
 	bigPrompt          = "Fetch big outputs in code."
+	parallelPrompt     = "Count in parallel in code."
 )
 
 // fiveCalls makes five tool calls one after the other. Each input carries
@@ -88,6 +89,8 @@ func codeModel() *aitest.Model {
 			switch user {
 			case codeApprovalPrompt:
 				js = transferCalls
+			case parallelPrompt:
+				js = "const rs = await Promise.all([1, 2, 3].map((n) => tools.step({ n, total: 10 * n }))); return rs.map((r) => r.total);"
 			case bigPrompt:
 				js = "for (let i = 0; i < 8; i++) await tools.big({}); return 'done';"
 			}
@@ -177,6 +180,18 @@ func TestCodeModeRun(t *testing.T) {
 	// The program ran six times: before each call and to finish.
 	assert.Equal(t, 6, started[aitemporal.ProgramActivity])
 	assert.Equal(t, 5, started[aitemporal.ToolActivity])
+}
+
+// Calls a program dispatches together run together, each once.
+func TestCodeModeParallelCalls(t *testing.T) {
+	log := &execLog{path: filepath.Join(t.TempDir(), "executions.log")}
+	env := newEnv(t, scenarioConfig(log, 0))
+	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "coder", Prompt: parallelPrompt})
+	res := result(t, env)
+	assert.Equal(t, `Done: code={"type":"json","value":[11,22,33]}`, res.Text)
+	for n := 1; n <= 3; n++ {
+		assert.Equal(t, 1, log.count(testWorkflowID, "start", fmt.Sprintf("step%d", n)), "call %d", n)
+	}
 }
 
 // testWorkflowID is the id of the test environment's runs.

@@ -110,18 +110,19 @@
 //   - Math.random is seeded from the run and the code call, and Date.now()
 //     and new Date() report the workflow time at which the program first
 //     started, on every run of the program;
-//   - recorded calls are answered in the order of their sequence numbers,
-//     each with its recorded output or error;
+//   - a call whose sequence number is in the ledger is answered at once
+//     with its recorded output or error (failures of tools stay redacted);
 //   - a run that makes a different call (another tool or another input)
-//     under a recorded sequence number, or that finishes without making
+//     under a recorded sequence number, or that returns without making
 //     every recorded call, fails the program with CODE_MODE_PROTOCOL_ERROR
 //     rather than running anything twice. Programs are deterministic
 //     otherwise, except when their path depends on the order in which
 //     concurrent calls finish (Promise.race): such programs may fail so.
 //
-// The ledger is bounded by [MaxProgramLedgerBytes] (outputs kept in
-// [Config.Store] count by their reference; the program activity reads them
-// back); a program past it fails with CODE_MODE_ERROR. Every run of the
+// The program's source and ledger are bounded by [MaxProgramLedgerBytes]
+// (outputs kept in [Config.Store] count by their reference; the program
+// activity reads them back); a program past it fails with
+// CODE_MODE_ERROR. Every run of the
 // program records the ledger so far in the history, so a program's share
 // of the history grows with the square of its calls: prefer programs of
 // tens of calls, and a store for large outputs. The code tool's Limits
@@ -129,7 +130,9 @@
 // computation, not the time its calls or approvals take), its Console
 // receives the program's lines on the worker at every run, and the code
 // tool's entry in [Agent.ToolActivities] sets the program activity's
-// options.
+// options. A run's stream ([Input.Stream]) shows the code call and its
+// result, not the calls of its program: a program's approvals are found
+// with the [ProgressQuery] and answered with [Approve].
 //
 // # Progress and streaming
 //

@@ -27,11 +27,11 @@ import (
 // approval policy, the tool activity), adds its outcome to the ledger and
 // runs the program again, until it finishes.
 
-// MaxProgramLedgerBytes bounds the JSON of the calls a durable code mode
-// program made (their inputs and outputs), which every run of the program
-// activity carries; a program that goes past it fails with
-// CODE_MODE_ERROR. Outputs kept in [Config.Store] count by their
-// reference.
+// MaxProgramLedgerBytes bounds the source of a durable code mode program
+// and the JSON of the calls it made (their inputs and outputs), which
+// every run of the program activity carries; a program that goes past it
+// fails with CODE_MODE_ERROR. Outputs kept in [Config.Store] count by
+// their reference.
 const MaxProgramLedgerBytes = 1 << 20
 
 // programInput is the input of the program activity.
@@ -130,8 +130,12 @@ func (e *effects) RunProgram(ctx context.Context, p effect.Program) (json.RawMes
 	in := programInput{Agent: e.agentName, ToolName: code.ToolName, ToolCallID: p.ToolCallID, Source: p.Source,
 		Seed: fmt.Sprint(programSeed(w, p.ToolCallID)), Time: workflow.Now(w).UnixMilli()}
 	ao := e.agent.toolOptions(code.ToolName)
-	size := 0
+	size := len(p.Source)
 	for {
+		if size > MaxProgramLedgerBytes {
+			return nil, &ai.CodeModeError{Code: ai.CodeModeErrorCode, Name: "CodeModeError", Message: fmt.Sprintf(
+				"The program and its tool calls take more than the %d bytes a durable run records for one program.", MaxProgramLedgerBytes)}
+		}
 		var out programOutput
 		err := workflow.ExecuteActivity(workflow.WithActivityOptions(w, ao), ProgramActivity, in).Get(w, &out)
 		if err != nil {
@@ -178,10 +182,7 @@ func (e *effects) RunProgram(ctx context.Context, p effect.Program) (json.RawMes
 			if merr != nil {
 				return nil, merr
 			}
-			if size += len(raw); size > MaxProgramLedgerBytes {
-				return nil, &ai.CodeModeError{Code: ai.CodeModeErrorCode, Name: "CodeModeError", Message: fmt.Sprintf(
-					"The program's tool calls take more than the %d bytes a durable run records for one program.", MaxProgramLedgerBytes)}
-			}
+			size += len(raw)
 			in.Calls = append(in.Calls, rec)
 		}
 	}
