@@ -29,6 +29,7 @@ const (
 	twoProgramsPrompt  = "Transfer twice in two programs."
 	bigPrompt          = "Fetch big outputs in code."
 	parallelPrompt     = "Count in parallel in code."
+	storedPrompt       = "Measure a stored output in code."
 )
 
 // fiveCalls makes five tool calls one after the other. Each input carries
@@ -91,6 +92,8 @@ func codeModel() *aitest.Model {
 				js = transferCalls
 			case parallelPrompt:
 				js = "const rs = await Promise.all([1, 2, 3].map((n) => tools.step({ n, total: 10 * n }))); return rs.map((r) => r.total);"
+			case storedPrompt:
+				js = "const r = await tools.big({}); return r.length;"
 			case bigPrompt:
 				js = "for (let i = 0; i < 8; i++) await tools.big({}); return 'done';"
 			}
@@ -297,4 +300,56 @@ func TestCodeModeLedgerIsBounded(t *testing.T) {
 	res := result(t, env)
 	assert.Contains(t, res.Text, fmt.Sprintf("more than the %d bytes", aitemporal.MaxProgramLedgerBytes))
 	assert.Equal(t, 6, runs.get("big"), "the call that outgrew the bound was the last")
+}
+
+// With signed approvals, a program's call is signed like a direct one: an
+// approval without the signature is ignored, one with it is taken.
+func TestCodeModeSignedApproval(t *testing.T) {
+	secrets := [][]byte{[]byte("secret")}
+	log := &execLog{path: filepath.Join(t.TempDir(), "executions.log")}
+	cfg := scenarioConfig(log, 0)
+	cfg.Agents["coder"].Options.ToolApprovalSecrets = secrets
+	env := newEnv(t, cfg)
+	var waiting aitemporal.Progress
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(aitemporal.ProgressQuery)
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&waiting))
+		require.Len(t, waiting.PendingApprovals, 1)
+		p := waiting.PendingApprovals[0]
+		env.SignalWorkflow(aitemporal.ApprovalSignal, aitemporal.Approval{ApprovalID: p.ApprovalID, Approved: true})
+		env.SignalWorkflow(aitemporal.ApprovalSignal, aitemporal.Approval{ApprovalID: p.ApprovalID, Approved: true, Signature: p.Signature})
+	}, time.Hour)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "coder", Prompt: codeApprovalPrompt})
+	res := result(t, env)
+
+	p := waiting.PendingApprovals[0]
+	assert.True(t, ai.VerifyToolApprovalSignature(secrets, p.Signature, p.ApprovalID, p.ToolCallID, p.ToolName, p.Input))
+	assert.Equal(t, `Done: code={"type":"json","value":{"sent":"sent 5","total":3}}`, res.Text)
+	v, err := env.QueryWorkflow(aitemporal.ProgressQuery)
+	require.NoError(t, err)
+	var after aitemporal.Progress
+	require.NoError(t, v.Get(&after))
+	require.Len(t, after.IgnoredApprovals, 1)
+	assert.Equal(t, "missing signature", after.IgnoredApprovals[0].Reason)
+}
+
+// A nested call's output over the bound goes to the store: the ledger
+// holds its key, and the program reads the whole output.
+func TestCodeModeStoredOutput(t *testing.T) {
+	big := ai.NewTool(ai.ToolDef[struct{}, string]{
+		Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (string, error) {
+			return strings.Repeat("x", 200), nil
+		},
+	})
+	cfg := config(codeModel(), ai.Tools{{Name: "code", Tool: ai.CodeMode(nil)}, {Name: "big", Tool: big}}, func(a *aitemporal.Agent) {
+		a.Options.ToolCallers = []ai.CallerRoute{{Tool: "big", Callers: []string{"code"}}}
+	})
+	store := &memStore{data: map[string]json.RawMessage{}}
+	cfg.Store, cfg.MaxOutputBytes = store, 100
+	env := newEnv(t, cfg)
+	env.ExecuteWorkflow(aitemporal.WorkflowName, aitemporal.Input{Agent: "travel", Prompt: storedPrompt})
+	res := result(t, env)
+	assert.Equal(t, `Done: code={"type":"json","value":200}`, res.Text)
+	assert.Len(t, store.data, 1)
 }
