@@ -346,7 +346,11 @@ func (rt *runtime) runProgram(ctx context.Context, in programInput) (programOutp
 			"The program finished after %d of the %d tool calls it made when it ran before.", replayed, len(recorded))))}, nil
 	case err != nil:
 		var ce *ai.CodeModeError
-		if errors.As(err, &ce) {
+		switch {
+		case errors.As(err, &ce) && ce.Code == ai.CodeModeConcurrencyLimit:
+			// The worker was busy: another attempt may find room.
+			return programOutput{}, temporal.NewApplicationError(ce.Error(), ce.Code)
+		case errors.As(err, &ce):
 			return programOutput{Error: programErrorOf(ce)}, nil
 		}
 		return programOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), fmt.Sprintf("%T", err), err)

@@ -3,11 +3,15 @@ package aitemporal
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/aisdkgo/ai"
@@ -18,6 +22,17 @@ import (
 
 // runProgramOnce runs the program activity once with the given ledger.
 func runProgramOnce(t *testing.T, js string, calls []programCall) programOutput {
+	t.Helper()
+	v, err := runProgramActivity(t, nil, js, calls)
+	require.NoError(t, err)
+	var out programOutput
+	require.NoError(t, v.Get(&out))
+	return out
+}
+
+// runProgramActivity runs the program activity once, with eng as the code
+// tool's engine when it is not nil.
+func runProgramActivity(t *testing.T, eng ai.CodeEngine, js string, calls []programCall) (converter.EncodedValue, error) {
 	t.Helper()
 	model := aitest.NewModel()
 	echo := ai.NewTool(ai.ToolDef[map[string]any, map[string]any]{
@@ -30,20 +45,34 @@ func runProgramOnce(t *testing.T, js string, calls []programCall) programOutput 
 		Models: map[string]provider.LanguageModel{"m": model},
 		Agents: map[string]*Agent{"a": {Options: ai.GenerateTextOptions{
 			Model:       model,
-			Tools:       ai.Tools{{Name: "code", Tool: ai.CodeMode(nil)}, {Name: "echo", Tool: echo}},
+			Tools:       ai.Tools{{Name: "code", Tool: ai.CodeMode(&ai.CodeModeOptions{Engine: eng})}, {Name: "echo", Tool: echo}},
 			ToolCallers: []ai.CallerRoute{{Tool: "echo", Callers: []string{"code"}}},
 		}}},
 	})
 	require.NoError(t, err)
 	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivityWithOptions(rt.runProgram, activity.RegisterOptions{Name: ProgramActivity})
-	v, err := env.ExecuteActivity(ProgramActivity, programInput{Agent: "a", ToolName: "code", ToolCallID: "c1", Source: js,
+	return env.ExecuteActivity(ProgramActivity, programInput{Agent: "a", ToolName: "code", ToolCallID: "c1", Source: js,
 		Seed: "12345", Time: 1_700_000_000_000, Calls: calls})
-	require.NoError(t, err)
-	var out programOutput
-	require.NoError(t, v.Get(&out))
-	return out
+}
+
+// busyEngine refuses every run as a busy engine does.
+type busyEngine struct{}
+
+func (busyEngine) Run(context.Context, ai.CodeProgram) (*ai.CodeModeResult, error) {
+	return nil, &ai.CodeModeError{Code: ai.CodeModeConcurrencyLimit, Name: "CodeModeConcurrencyLimitError", Message: "busy"}
+}
+
+// A run refused because the worker's engine was busy is retried, not
+// reported as the program's failure.
+func TestProgramActivityRetriesABusyEngine(t *testing.T) {
+	_, err := runProgramActivity(t, busyEngine{}, "return 1", nil)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.False(t, app.NonRetryable())
+	assert.Equal(t, ai.CodeModeConcurrencyLimit, app.Type())
 }
 
 func TestProgramActivity(t *testing.T) {
