@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/aisdkgo/ai/internal/effect"
 	"github.com/aisdkgo/ai/internal/tsgen"
 )
 
@@ -344,8 +345,79 @@ func CodeMode(opts *CodeModeOptions) *FunctionTool {
 		def.modelMessage = func(b binding) string { return catalogMessage(b) }
 	}
 	def.secrets = func(approval [][]byte) [][]byte { return o.continuationSecrets(binding{secrets: approval}) }
+	def.runHere = o.runHere
 	t.c.caller = def
 	return t
+}
+
+func init() {
+	effect.RunProgram = func(ctx context.Context, tool any, p effect.Program) (json.RawMessage, error) {
+		t, ok := tool.(Tool)
+		if !ok || t == nil || t.core().caller == nil || t.core().caller.runHere == nil {
+			return nil, fmt.Errorf("ai: %T is not a code mode tool", tool)
+		}
+		return t.core().caller.runHere(ctx, p)
+	}
+}
+
+// runHere runs a program handed over by a runtime that runs programs
+// outside the generation (see [effect.Programs]) with the tool's engine,
+// limits and console.
+func (o CodeModeOptions) runHere(ctx context.Context, p effect.Program) (json.RawMessage, error) {
+	eng, err := codeEngine(o.Engine)
+	if err != nil {
+		return nil, err
+	}
+	res, err := eng.Run(ctx, CodeProgram{Source: p.Source, Limits: o.Limits, Console: o.Console, Seed: p.Seed, Time: p.Time,
+		CallTool: func(ctx context.Context, c CodeToolCall) (json.RawMessage, error) {
+			return p.CallTool(ctx, c.Seq, c.Name, c.Input)
+		}})
+	if err != nil {
+		return nil, err
+	}
+	if res == nil || res.Value == nil {
+		return json.RawMessage("null"), nil
+	}
+	return res.Value, nil
+}
+
+// runElsewhere hands a program to effects that run programs outside the
+// generation; its tool calls come back here and run like any nested call.
+// A call the approval policy leaves to a person goes to Approve, or waits
+// for the runtime's answer; ApprovalMode does not apply, as the runtime
+// waits instead of pausing.
+func (o CodeModeOptions) runElsewhere(ctx context.Context, ps effect.Programs, js string, b binding, eo ToolExecutionOptions) (*CodeModeResult, error) {
+	if eo.resume != nil {
+		return nil, &CodeModeError{Code: CodeModeErrorCode, Name: "CodeModeError",
+			Message: "A program that paused outside this runtime cannot be resumed in it."}
+	}
+	outer := eo.ToolCallID
+	v, err := ps.RunProgram(ctx, effect.Program{Source: js, ToolCallID: outer,
+		CallTool: func(ctx context.Context, seq int, name string, input json.RawMessage) (json.RawMessage, error) {
+			nested := eo
+			nested.ToolCallID = outer + ":tool-" + strconv.Itoa(seq)
+			if b.invoke == nil {
+				return nil, unknownRoutedTool(name, []string{})
+			}
+			approve := o.Approve
+			if approve == nil {
+				approve = func(ctx context.Context, name string, input json.RawMessage) (ApprovalStatus, error) {
+					ok, reason, err := ps.ApproveProgramCall(ctx, effect.Call{ToolName: name, ToolCallID: nested.ToolCallID, Input: input})
+					switch {
+					case err != nil:
+						return ApprovalStatus{}, err
+					case ok:
+						return Approved, nil
+					}
+					return ApprovalStatus{Kind: ApprovalDenied, Reason: reason}, nil
+				}
+			}
+			return b.invoke(ctx, name, input, nested, routedApproval{approve: approve})
+		}})
+	if err != nil {
+		return nil, err
+	}
+	return &CodeModeResult{Value: v}, nil
 }
 
 // bound returns the code tool for a step's routed tools.
@@ -399,6 +471,9 @@ func (o CodeModeOptions) run(ctx context.Context, js string, b binding, eo ToolE
 	eng, err := codeEngine(o.Engine)
 	if err != nil {
 		return nil, err
+	}
+	if ps, ok := effect.From(ctx).(effect.Programs); ok {
+		return o.runElsewhere(ctx, ps, js, b, eo)
 	}
 	outer := eo.ToolCallID
 	prog := CodeProgram{Source: js, Limits: o.Limits, Console: o.Console}
@@ -474,6 +549,9 @@ type callerDef struct {
 	// secrets, when set, returns the secrets of the caller's
 	// continuations, given the generation's approval secrets.
 	secrets func(approval [][]byte) [][]byte
+	// runHere, when set, runs a program in this process for a runtime
+	// that runs programs outside the generation.
+	runHere func(ctx context.Context, p effect.Program) (json.RawMessage, error)
 }
 
 // approveFunc decides a routed call that the approval policy leaves to a

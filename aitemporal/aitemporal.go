@@ -28,6 +28,10 @@ const (
 	GenerateActivity = "aitemporal.Generate"
 	// ToolActivity is the name of the activity that executes one tool call.
 	ToolActivity = "aitemporal.ExecuteTool"
+	// ProgramActivity is the name of the activity that runs a code mode
+	// program once, its completed tool calls answered from the workflow's
+	// record.
+	ProgramActivity = "aitemporal.RunProgram"
 	// ApprovalSignal is the signal that answers an approval request; its
 	// payload is an [Approval].
 	ApprovalSignal = "aitemporal.approval"
@@ -81,9 +85,14 @@ type Agent struct {
 	// *ai.TimeoutError; Timeout.Tool and Timeout.Tools become the
 	// StartToCloseTimeout of the tool activity (unless ToolActivity or
 	// ToolActivities sets one). Timeout.Step has no durable counterpart
-	// and is rejected, as are GenerateID (the workflow makes its own
-	// deterministic ids) and ToolCallers (code mode programs would call
-	// their tools outside the workflow).
+	// and is rejected, as is GenerateID (the workflow makes its own
+	// deterministic ids).
+	//
+	// ToolCallers (code mode) work durably: the code tool's programs run
+	// in the program activity and each of their tool calls is a tool
+	// activity, recorded in the history (see the package documentation,
+	// "Code mode"). The code tool's entry in ToolActivities (or
+	// ToolActivity) gives the options of its program activity.
 	Options ai.GenerateTextOptions
 	// ModelActivity are the options of the model activity. Zero fields get
 	// defaults: a StartToCloseTimeout of ten minutes, a HeartbeatTimeout of
@@ -190,6 +199,7 @@ func Register(w worker.Registry, cfg *Config) error {
 	w.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
 	w.RegisterActivityWithOptions(rt.generate, activity.RegisterOptions{Name: GenerateActivity})
 	w.RegisterActivityWithOptions(rt.executeTool, activity.RegisterOptions{Name: ToolActivity})
+	w.RegisterActivityWithOptions(rt.runProgram, activity.RegisterOptions{Name: ProgramActivity})
 	if cfg.Stream != nil {
 		w.RegisterActivityWithOptions(rt.publish, activity.RegisterOptions{Name: PublishActivity})
 	}
@@ -263,11 +273,16 @@ func (rt *runtime) checkAgent(a *Agent) error {
 		return errors.New("Options.Timeout.Step has no durable counterpart: bound model calls with ModelActivity and tools with Timeout.Tool or ToolActivity")
 	case o.GenerateID != nil:
 		return errors.New("Options.GenerateID must be nil: durable runs make deterministic ids")
-	case o.ToolCallers != nil:
-		return errors.New("Options.ToolCallers (code mode) is not supported in durable runs")
 	}
 	if _, ok := rt.modelName(o.Model); !ok {
 		return fmt.Errorf("its model (%s %s) is not one of Config.Models", o.Model.Provider(), o.Model.ModelID())
+	}
+	for _, r := range o.ToolCallers {
+		for _, name := range append([]string{r.Tool}, r.Callers...) {
+			if _, ok := o.Tools.Get(name); !ok && name != ai.DirectCall {
+				return fmt.Errorf("ToolCallers names %q, which is not one of its tools", name)
+			}
+		}
 	}
 	for name := range a.ToolActivities {
 		if _, ok := o.Tools.Get(name); !ok {

@@ -30,11 +30,14 @@ func TestRegisterRejectsWhatCannotRunDurably(t *testing.T) {
 		set  func(*aitemporal.Config, *aitemporal.Agent)
 		want string
 	}{
-		"unregistered model": {func(c *aitemporal.Config, _ *aitemporal.Agent) { c.Models = nil }, "is not one of Config.Models"},
-		"prompt":             {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.Prompt = "hi" }, "Prompt and Options.Messages must be empty"},
-		"step timeout":       {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.Timeout.Step = time.Second }, "Timeout.Step"},
-		"ids":                {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.GenerateID = func() string { return "x" } }, "GenerateID"},
-		"code mode":          {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.ToolCallers = []ai.CallerRoute{{Tool: "x"}} }, "ToolCallers"},
+		"unregistered model":  {func(c *aitemporal.Config, _ *aitemporal.Agent) { c.Models = nil }, "is not one of Config.Models"},
+		"prompt":              {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.Prompt = "hi" }, "Prompt and Options.Messages must be empty"},
+		"step timeout":        {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.Timeout.Step = time.Second }, "Timeout.Step"},
+		"ids":                 {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.GenerateID = func() string { return "x" } }, "GenerateID"},
+		"unknown routed tool": {func(_ *aitemporal.Config, a *aitemporal.Agent) { a.Options.ToolCallers = []ai.CallerRoute{{Tool: "x"}} }, `ToolCallers names "x"`},
+		"unknown caller": {func(_ *aitemporal.Config, a *aitemporal.Agent) {
+			a.Options.ToolCallers = []ai.CallerRoute{{Tool: "getWeather", Callers: []string{"code"}}}
+		}, `ToolCallers names "code"`},
 		"unknown tool": {func(_ *aitemporal.Config, a *aitemporal.Agent) {
 			a.ToolActivities = map[string]workflow.ActivityOptions{"nope": {}}
 		}, `"nope"`},
@@ -178,4 +181,14 @@ func TestRunFromMessages(t *testing.T) {
 	assert.Equal(t, "Still sunny.", res.Text)
 	require.Len(t, model.Calls(), 1)
 	assert.Len(t, model.Calls()[0].Prompt, 4, "the instructions and the three messages")
+}
+
+// An agent with code mode registers; its routes name its own tools.
+func TestRegisterAcceptsCodeMode(t *testing.T) {
+	cfg := config(aitest.NewModel(), ai.Tools{{Name: "code", Tool: ai.CodeMode(nil)}, {Name: "x", Tool: ai.NewTool(ai.ToolDef[struct{}, string]{
+		Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (string, error) { return "", nil },
+	})}}, func(a *aitemporal.Agent) {
+		a.Options.ToolCallers = []ai.CallerRoute{{Tool: "x", Callers: []string{"code", ai.DirectCall}}}
+	})
+	assert.NoError(t, aitemporal.Register(newRegistry(), cfg))
 }

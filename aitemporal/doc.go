@@ -73,6 +73,67 @@
 // posted, and a forged answer runs nothing. Signals that are not taken are
 // listed in the progress ([Progress.IgnoredApprovals]).
 //
+// # Code mode
+//
+// An agent may route tools to a code mode tool ([ai.CodeMode],
+// Options.ToolCallers); the workers then import the engine
+// (github.com/aisdkgo/ai/quickjs). The code tool's call runs in workflow
+// code, and its program in the program activity ([ProgramActivity]),
+// which runs it from the start with the calls it made so far answered
+// from a ledger the workflow keeps: each call's name, input and outcome,
+// as the program saw it. When the program makes a call the ledger lacks,
+// the activity stops it there (the program never sees an answer) and
+// reports the call, with any other call the program had dispatched
+// alongside it. The workflow runs those calls as the engine runs any
+// nested call: their input is validated, the approval policy decides, and
+// each executes as a tool activity ([ToolActivity]) with its timeouts,
+// retries, heartbeats and [IdempotencyKey] (the call's id is
+// "<code call id>:tool-<n>"). Their outcomes join the ledger, which lives
+// in the workflow's history as the program activity's input, and the
+// program runs again, until it returns or fails. A worker that crashes,
+// or an approval that takes days, costs one more run of the program:
+// calls in the ledger never run again, and a call cut off by a crash is
+// retried as any tool activity is (at least once: its tool should use the
+// key).
+//
+// A call that needs approval waits for an [ApprovalSignal] as a direct
+// call does: it is listed in the progress with the approval id
+// "<call id>:approval", and a denial rejects the call inside the program
+// with CODE_MODE_TOOL_APPROVAL_DENIED. CodeModeOptions.Approve, when set,
+// decides instead, in workflow code (it must be deterministic and must not
+// do I/O). CodeModeOptions.ApprovalMode does not apply, since the workflow
+// waits rather than pausing, and [ai.RequestProgramInput] is not available
+// to the tools of durable programs.
+//
+// Running a program again must take it down the same path, so:
+//
+//   - Math.random is seeded from the run and the code call, and Date.now()
+//     and new Date() report the workflow time at which the program first
+//     started, on every run of the program;
+//   - a call whose sequence number is in the ledger is answered at once
+//     with its recorded output or error (failures of tools stay redacted);
+//   - a run that makes a different call (another tool or another input)
+//     under a recorded sequence number, or that returns without making
+//     every recorded call, fails the program with CODE_MODE_PROTOCOL_ERROR
+//     rather than running anything twice. Programs are deterministic
+//     otherwise, except when their path depends on the order in which
+//     concurrent calls finish (Promise.race): such programs may fail so.
+//
+// The program's source and ledger are bounded by [MaxProgramLedgerBytes]
+// (outputs kept in [Config.Store] count by their reference; the program
+// activity reads them back); a program past it fails with
+// CODE_MODE_ERROR. Every run of the
+// program records the ledger so far in the history, so a program's share
+// of the history grows with the square of its calls: prefer programs of
+// tens of calls, and a store for large outputs. The code tool's Limits
+// apply to each run of the program (its Timeout bounds the program's own
+// computation, not the time its calls or approvals take), its Console
+// receives the program's lines on the worker at every run, and the code
+// tool's entry in [Agent.ToolActivities] sets the program activity's
+// options. A run's stream ([Input.Stream]) shows the code call and its
+// result, not the calls of its program: a program's approvals are found
+// with the [ProgressQuery] and answered with [Approve].
+//
 // # Progress and streaming
 //
 // Callers follow a run with the [ProgressQuery]: its finished steps (text,
@@ -110,7 +171,6 @@
 // rules, description functions, RepairToolCall, the callbacks) run in
 // workflow code and run again on replay: they must be deterministic and
 // must not do I/O. Every worker of a task queue must register the same
-// agents, tools and models. Code mode (ToolCallers) is not supported, and
-// a tool's Execute receives the call id but not the step's messages or
-// the tool's context.
+// agents, tools and models. A tool's Execute receives the call id but not
+// the step's messages or the tool's context.
 package aitemporal

@@ -11,14 +11,16 @@ import (
 	"github.com/aisdkgo/ai/aitemporal"
 )
 
-// The histories in testdata were recorded by TestTemporalWorkerCrash on a
-// dev server (run it with -args -record-histories to record them again):
-// the trip run whose worker was killed mid-tool, and the mail run that
-// waited for an approval signal. Replaying them against the current code
+// The histories in testdata were recorded by TestTemporalWorkerCrash and
+// TestTemporalCodeModeCrash on a dev server (run them with -args
+// -record-histories to record them again): the trip run whose worker was
+// killed mid-tool, the mail run that waited for an approval signal, and
+// the same for a code mode program. Replaying them against the current code
 // must issue the same commands: a change that makes the workflow
 // nondeterministic fails here.
 func TestReplayRecordedHistories(t *testing.T) {
-	for _, file := range []string{"testdata/crash_history.json", "testdata/approval_history.json"} {
+	for _, file := range []string{"testdata/crash_history.json", "testdata/approval_history.json",
+		"testdata/code_crash_history.json", "testdata/code_approval_history.json"} {
 		t.Run(file, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			require.NoError(t, aitemporal.RegisterWorkflow(r, scenarioConfig(nil, slowTool)))

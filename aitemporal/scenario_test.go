@@ -161,9 +161,10 @@ func scenarioConfig(log *execLog, slow time.Duration) *aitemporal.Config {
 			return "sent to " + in.To, nil
 		},
 	})
+	coder := codeModel()
 	return &aitemporal.Config{
-		Models: map[string]provider.LanguageModel{"scenario": model},
-		Agents: map[string]*aitemporal.Agent{"travel": {
+		Models: map[string]provider.LanguageModel{"scenario": model, "coder": coder},
+		Agents: map[string]*aitemporal.Agent{"coder": codeAgent(coder, log, slow), "travel": {
 			Options: ai.GenerateTextOptions{
 				Model:        model,
 				Instructions: "You plan trips.",

@@ -240,22 +240,12 @@ func (st *runState) waitForApprovals(ctx workflow.Context, ch workflow.ReceiveCh
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		i := slices.IndexFunc(pending, func(p PendingApproval) bool { return p.ApprovalID == a.ApprovalID })
-		reason := ""
-		switch {
-		case i < 0:
-			reason = "answers no pending request"
-		case answers[i] != nil:
+		i, reason := screenApproval(a, pending, secrets)
+		if reason == "" && answers[i] != nil {
 			reason = "the request was already answered"
-		case a.Approved && len(secrets) > 0 && a.Signature == "":
-			reason = "missing signature"
-		case a.Approved && len(secrets) > 0 && !ai.VerifyToolApprovalSignature(secrets, a.Signature, a.ApprovalID,
-			pending[i].ToolCallID, pending[i].ToolName, pending[i].Input):
-			reason = "invalid signature"
 		}
 		if reason != "" {
-			workflow.GetLogger(ctx).Warn("aitemporal: ignoring an approval", "approvalId", a.ApprovalID, "reason", reason)
-			st.ignore(IgnoredApproval{ApprovalID: a.ApprovalID, Approved: a.Approved, Reason: reason})
+			st.ignoreApproval(ctx, a, reason)
 			continue
 		}
 		answers[i] = &a
@@ -266,6 +256,28 @@ func (st *runState) waitForApprovals(ctx workflow.Context, ch workflow.ReceiveCh
 		out[i] = *a
 	}
 	return out, nil
+}
+
+// screenApproval finds the pending request an approval answers and checks
+// its signature; reason says why the approval is ignored, if it is.
+func screenApproval(a Approval, pending []PendingApproval, secrets [][]byte) (i int, reason string) {
+	i = slices.IndexFunc(pending, func(p PendingApproval) bool { return p.ApprovalID == a.ApprovalID })
+	switch {
+	case i < 0:
+		reason = "answers no pending request"
+	case a.Approved && len(secrets) > 0 && a.Signature == "":
+		reason = "missing signature"
+	case a.Approved && len(secrets) > 0 && !ai.VerifyToolApprovalSignature(secrets, a.Signature, a.ApprovalID,
+		pending[i].ToolCallID, pending[i].ToolName, pending[i].Input):
+		reason = "invalid signature"
+	}
+	return i, reason
+}
+
+// ignoreApproval logs and records an approval signal that is not taken.
+func (st *runState) ignoreApproval(ctx workflow.Context, a Approval, reason string) {
+	workflow.GetLogger(ctx).Warn("aitemporal: ignoring an approval", "approvalId", a.ApprovalID, "reason", reason)
+	st.ignore(IgnoredApproval{ApprovalID: a.ApprovalID, Approved: a.Approved, Reason: reason})
 }
 
 // maxIgnored bounds the ignored approvals a run remembers.
@@ -476,6 +488,11 @@ type effects struct {
 	// st is the run's state; pub, when set, publishes the run's stream.
 	st  *runState
 	pub *runPublisher
+	// answers holds the approval signals taken for programs' calls and
+	// not yet collected by the call they answer; receiving is set while
+	// one of those calls receives a signal for all of them.
+	answers   map[string]Approval
+	receiving bool
 }
 
 type workflowKey struct{}
@@ -528,7 +545,13 @@ func (e *effects) Stream(context.Context, provider.LanguageModel, *provider.Call
 	return nil, errors.New("aitemporal: durable runs do not stream")
 }
 
-func (e *effects) Invoke(ctx context.Context, call effect.Call, _ func(context.Context) (any, error)) (any, error) {
+func (e *effects) Invoke(ctx context.Context, call effect.Call, local func(context.Context) (any, error)) (any, error) {
+	if e.agent.isCaller(call.ToolName) {
+		// A code mode tool runs here, in workflow code: its program runs
+		// in the program activity and its calls go through the engine
+		// (see RunProgram).
+		return local(context.WithValue(ctx, codeCallKey{}, call))
+	}
 	w := e.workflow(ctx)
 	ao := e.agent.toolOptions(call.ToolName)
 	var out toolOutput

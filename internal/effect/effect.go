@@ -79,3 +79,44 @@ func From(ctx context.Context) Effects {
 // the generation's process (for example in a durable worker) calls it
 // there. Package ai sets it.
 var RunTool func(ctx context.Context, tool any, call Call) (json.RawMessage, error)
+
+// Programs is implemented by effects that run the programs of code mode
+// tools outside the generation (a durable runtime). A code mode tool whose
+// execution finds such effects on its context hands its program to
+// RunProgram instead of running it with its engine; the program's tool
+// calls still go through the generation (validation, approval policy,
+// execution through these effects) by way of [Program.CallTool].
+type Programs interface {
+	// RunProgram runs a program to its end and returns its value as JSON.
+	// A failed program returns the error the engine reports (an
+	// *ai.CodeModeError).
+	RunProgram(ctx context.Context, p Program) (json.RawMessage, error)
+	// ApproveProgramCall decides a tool call of a program that the
+	// approval policy leaves to a person, when the code mode tool has no
+	// Approve function of its own: it returns once a person answered.
+	ApproveProgramCall(ctx context.Context, call Call) (approved bool, reason string, err error)
+}
+
+// Program is one run of a code mode program.
+type Program struct {
+	// Source is the program.
+	Source string
+	// ToolCallID is the id of the code mode tool's call that runs it.
+	ToolCallID string
+	// Seed seeds Math.random and Time is what the program's clock reports
+	// for the whole run (see ai.CodeProgram); set by the runtime for
+	// [RunProgram].
+	Seed uint64
+	Time time.Time
+	// CallTool runs the program's tool call number seq (from 1) and
+	// returns what the program sees, as ai.CodeProgram's CallTool does.
+	CallTool func(ctx context.Context, seq int, name string, input json.RawMessage) (json.RawMessage, error)
+}
+
+// RunProgram runs a program of a code mode tool in this process with the
+// tool's engine, limits and console, its tool calls answered by p.CallTool,
+// and returns the program's value as JSON ("null" when it returned
+// nothing). tool is the ai.Tool that ai.CodeMode returned. A runtime that
+// runs programs outside the generation's process calls it there. Package
+// ai sets it.
+var RunProgram func(ctx context.Context, tool any, p Program) (json.RawMessage, error)
