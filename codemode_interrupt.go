@@ -271,7 +271,7 @@ func programCallOf(po ProviderOptions) (string, bool) {
 // isProgramCall reports whether an assistant's tool call was made by a
 // program, not by the model: such calls never reach a model's prompt.
 func isProgramCall(p ToolCallPart) bool {
-	_, ok := p.ProviderOptions[metadataKey][callerField]
+	_, ok := programCallOf(p.ProviderOptions)
 	return ok
 }
 
@@ -334,10 +334,10 @@ func readContinuation(raw json.RawMessage, call ToolCallPart, approvalID string,
 	}
 	p := pending[0]
 	if c.OuterToolCallID != ci.OuterToolCallID || p.InterruptID != ci.InterruptID || p.ToolCallID != ci.ToolCallID ||
-		p.ToolName != ci.ToolName || !jsonEqual(p.Input, ci.Input) || !jsonEqual(p.Payload, ci.Payload) {
+		p.ToolName != ci.ToolName || !canonjson.Equal(p.Input, ci.Input) || !canonjson.Equal(p.Payload, ci.Payload) {
 		return nil, fail("the interrupt does not match its signed continuation")
 	}
-	if p.ToolCallID != call.ToolCallID || p.ToolName != call.ToolName || !jsonEqual(p.Input, call.Input) {
+	if p.ToolCallID != call.ToolCallID || p.ToolName != call.ToolName || !canonjson.Equal(p.Input, call.Input) {
 		return nil, fail("the continuation belongs to another call")
 	}
 	approval := payloadKind(p.Payload) == codeModeInterruptKind
@@ -352,13 +352,6 @@ func readContinuation(raw json.RawMessage, call ToolCallPart, approvalID string,
 		return nil, fail("malformed continuation")
 	}
 	return &codeResume{interrupt: ci, ledger: l}, nil
-}
-
-// jsonEqual compares two JSON texts as values.
-func jsonEqual(a, b json.RawMessage) bool {
-	ca, err1 := canonjson.Append(nil, a)
-	cb, err2 := canonjson.Append(nil, b)
-	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)
 }
 
 // programRun records and replays the tool calls of a program run in
@@ -425,7 +418,7 @@ func (p *programRun) call(ctx context.Context, call CodeToolCall, invoke func(ct
 	p.mu.Lock()
 	if rec, ok := p.replay[call.Seq]; ok {
 		p.mu.Unlock()
-		if rec.Name != call.Name || !jsonEqual(rec.Input, call.Input) {
+		if rec.Name != call.Name || !canonjson.Equal(rec.Input, call.Input) {
 			return nil, divergence(call, rec.Name)
 		}
 		return rec.outcome()
@@ -438,7 +431,7 @@ func (p *programRun) call(ctx context.Context, call CodeToolCall, invoke func(ct
 	pc := &programCallState{}
 	if r := p.resume; r != nil && call.Seq == r.ledger.Pending {
 		pi := r.interrupt
-		if call.Name != pi.ToolName || !jsonEqual(call.Input, pi.Input) {
+		if call.Name != pi.ToolName || !canonjson.Equal(call.Input, pi.Input) {
 			p.mu.Unlock()
 			return nil, divergence(call, pi.ToolName)
 		}
@@ -748,28 +741,24 @@ func (r *run) routedTo(s *step, caller string) []string {
 // again: the paused call and its request (the code call's new paused output
 // is in the resumption's tool message). No model was called: its usage is
 // zero.
-func (r *run) pausedStep(parts []ContentPart) {
+func (r *run) pausedStep(s *step, parts []ContentPart) error {
 	m := r.opts.Model
 	st := &StepResult{StepNumber: len(r.steps), Content: parts, FinishReason: FinishToolCalls, ToolsContext: r.toolsContext}
 	if m != nil {
 		st.Provider, st.ModelID = m.Provider(), m.ModelID()
 	}
 	st.Response = ResponseInfo{ID: r.newID(), Timestamp: r.now(), ModelID: st.ModelID}
-	var assistant []AssistantPart
-	for _, p := range parts {
-		switch p := p.(type) {
-		case ToolCall:
-			assistant = append(assistant, ToolCallPart{ToolCallID: p.ToolCallID, ToolName: p.ToolName, Input: p.Input, ProviderOptions: p.ProviderMetadata})
-		case ToolApprovalRequest:
-			assistant = append(assistant, ToolApprovalRequestPart{ApprovalID: p.ApprovalID, ToolCallID: p.ToolCall.ToolCallID, Signature: p.Signature})
-		}
+	msgs, err := r.responseMessagesFor(nil, s, nil, parts)
+	if err != nil {
+		return err
 	}
-	st.Response.Messages = r.addMessages(slices.Clip(r.messages), []Message{AssistantMessage{Content: assistant}})
+	st.Response.Messages = r.addMessages(slices.Clip(r.messages), msgs)
 	r.steps = append(r.steps, st)
 	r.paused = true
 	if f := r.opts.OnStepEnd; f != nil {
 		callback("OnStepEnd", func() { f(st) })
 	}
+	return nil
 }
 
 // programCallKey keys the state of a program's tool call in its context.

@@ -303,7 +303,7 @@ func (r *run) resume(ev *resumeHooks) error {
 		r.addMessages(slices.Clip(r.messages), []Message{ToolMessage{Content: parts}})
 	}
 	if len(paused) > 0 {
-		r.pausedStep(paused)
+		return r.pausedStep(s, paused)
 	}
 	return nil
 }

@@ -1,13 +1,11 @@
 package aitemporal
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/internal/canonjson"
 	"github.com/aisdkgo/ai/internal/effect"
 )
 
@@ -307,7 +306,7 @@ func (rt *runtime) runProgram(ctx context.Context, in programInput) (programOutp
 		mu.Lock()
 		rec, ok := recorded[seq]
 		switch {
-		case ok && (rec.Name != name || !sameJSON(rec.Input, input)):
+		case ok && (rec.Name != name || !canonjson.Equal(rec.Input, input)):
 			if diverged == nil {
 				diverged = protocolError(fmt.Sprintf("The program made a different tool call than when it ran before: call %d is %q, it was %q. "+
 					"Programs must not depend on the order in which concurrent tool calls finish.", seq, name, rec.Name))
@@ -356,20 +355,4 @@ func (rt *runtime) runProgram(ctx context.Context, in programInput) (programOutp
 		return programOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), fmt.Sprintf("%T", err), err)
 	}
 	return programOutput{Value: value}, nil
-}
-
-// sameJSON compares two JSON texts as values.
-func sameJSON(a, b json.RawMessage) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	decode := func(raw json.RawMessage) (any, bool) {
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		var v any
-		return v, d.Decode(&v) == nil
-	}
-	va, ok1 := decode(a)
-	vb, ok2 := decode(b)
-	return ok1 && ok2 && reflect.DeepEqual(va, vb)
 }

@@ -297,3 +297,15 @@ func Digest(data []byte) string {
 	sum := sha256.Sum256(canon)
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
+
+// Equal reports whether a and b hold the same JSON value, compared in
+// canonical form (key order and number spelling do not matter). Text that
+// is not JSON equals nothing.
+func Equal(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return json.Valid(a)
+	}
+	ca, err1 := Append(nil, a)
+	cb, err2 := Append(nil, b)
+	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)
+}

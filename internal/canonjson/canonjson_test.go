@@ -47,3 +47,19 @@ func TestAppendFloat(t *testing.T) {
 		}
 	}
 }
+
+func TestEqual(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":1,"b":[true]}`, `{"b":[true], "a":1.0}`, true},
+		{`{"a":1}`, `{"a":2}`, false},
+		{`"x"`, `"x"`, true},
+		{`nope`, `nope`, false},
+	} {
+		if got := Equal([]byte(c.a), []byte(c.b)); got != c.want {
+			t.Errorf("Equal(%s, %s) = %v", c.a, c.b, got)
+		}
+	}
+}
