@@ -41,54 +41,8 @@ func TestCodeModeInterruptThroughUIStream(t *testing.T) {
 		{Name: "lookup", Tool: counter(&a, "balance 10", false)},
 		{Name: "transfer", Tool: counter(&b, "sent", true)},
 	}
-	secrets := [][]byte{[]byte("ui secret")}
-	js, _ := json.Marshal(map[string]string{"js": `const x = await tools.lookup({}); const y = await tools.transfer({amount: 5}); return [x, y];`})
-	var lastPrompt []provider.Message
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, err := uistream.DecodeRequest(r, &uistream.DecodeOptions{ToolApprovalSecrets: secrets})
-		if err != nil {
-			uistream.WriteError(w, err)
-			return
-		}
-		msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{Tools: tools})
-		if err != nil {
-			uistream.WriteError(w, &uistream.RequestError{Status: 400, Message: err.Error()})
-			return
-		}
-		model := aitest.NewModel(aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "code", string(js))}, FinishReason: aitest.ToolCalls})
-		if len(msgs) > 1 {
-			model = &aitest.Model{Respond: func(_ context.Context, _ int, o *provider.CallOptions) (aitest.Response, error) {
-				lastPrompt = o.Prompt
-				return aitest.Response{Content: []provider.Content{aitest.Text("done")}}, nil
-			}}
-		}
-		res, err := ai.StreamText(r.Context(), ai.GenerateTextOptions{
-			Model: model, Tools: tools, Messages: msgs, StopWhen: ai.StepCountIs(3),
-			ToolCallers:         []ai.CallerRoute{{Tool: "lookup", Callers: []string{"code"}}, {Tool: "transfer", Callers: []string{"code"}}},
-			ToolApprovalSecrets: secrets,
-		})
-		if err != nil {
-			uistream.WriteError(w, err)
-			return
-		}
-		uistream.Write(w, res.Parts(), &uistream.Options{MessageID: "m-1", OriginalMessages: req.Messages, Tools: tools})
-	}))
-	defer srv.Close()
-
-	post := func(msgs []uistream.Message, continued *uistream.Message) uistream.Message {
-		body, err := json.Marshal(map[string]any{"id": "chat", "messages": msgs})
-		require.NoError(t, err)
-		resp, err := http.Post(srv.URL, "application/json", bytes.NewReader(body))
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		require.Equal(t, 200, resp.StatusCode)
-		var last uistream.Message
-		for m, err := range uistream.ReadMessage(uistream.ReadChunks(resp.Body), &uistream.ReadOptions{Message: continued}) {
-			require.NoError(t, err)
-			last = m
-		}
-		return last
-	}
+	chat := newProgramChat(t, tools, `const x = await tools.lookup({}); const y = await tools.transfer({amount: 5}); return [x, y];`, false)
+	post := chat.post
 	user := uistream.Message{ID: "u-1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "pay bob"}}}
 	first := post([]uistream.Message{user}, nil)
 	var waiting *uistream.ToolPart
@@ -123,9 +77,9 @@ func TestCodeModeInterruptThroughUIStream(t *testing.T) {
 	second := post([]uistream.Message{user, first}, &first)
 	assert.Equal(t, int32(1), a.Load(), "lookup did not run again")
 	assert.Equal(t, int32(1), b.Load(), "transfer ran once, after approval")
-	require.NotNil(t, lastPrompt)
+	require.NotNil(t, chat.lastPrompt)
 	found := false
-	for _, m := range lastPrompt {
+	for _, m := range chat.lastPrompt {
 		if tm, ok := m.(provider.ToolMessage); ok {
 			for _, p := range tm.Content {
 				if r, ok := p.(provider.ToolResultPart); ok && r.ToolCallID == "c1" {
@@ -165,53 +119,8 @@ func TestCodeModeInputRequestThroughUIStream(t *testing.T) {
 		{Name: "code", Tool: ai.CodeMode(&ai.CodeModeOptions{ApprovalMode: ai.CodeModeApprovalInterrupt})},
 		{Name: "ask", Tool: ask},
 	}
-	secrets := [][]byte{[]byte("ui secret")}
-	js, _ := json.Marshal(map[string]string{"js": `return await tools.ask({});`})
-	var lastPrompt []provider.Message
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, err := uistream.DecodeRequest(r, &uistream.DecodeOptions{ToolApprovalSecrets: secrets})
-		if err != nil {
-			uistream.WriteError(w, err)
-			return
-		}
-		msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{Tools: tools, ResultSecrets: secrets})
-		if err != nil {
-			uistream.WriteError(w, &uistream.RequestError{Status: 400, Message: err.Error()})
-			return
-		}
-		model := &aitest.Model{Respond: func(_ context.Context, call int, o *provider.CallOptions) (aitest.Response, error) {
-			if len(msgs) == 1 {
-				return aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "code", string(js))}, FinishReason: aitest.ToolCalls}, nil
-			}
-			lastPrompt = o.Prompt
-			return aitest.Response{Content: []provider.Content{aitest.Text("done")}}, nil
-		}}
-		res, err := ai.StreamText(r.Context(), ai.GenerateTextOptions{
-			Model: model, Tools: tools, Messages: msgs, StopWhen: ai.StepCountIs(3),
-			ToolCallers:         []ai.CallerRoute{{Tool: "ask", Callers: []string{"code"}}},
-			ToolApprovalSecrets: secrets,
-		})
-		if err != nil {
-			uistream.WriteError(w, err)
-			return
-		}
-		uistream.Write(w, res.Parts(), &uistream.Options{MessageID: "m-1", OriginalMessages: req.Messages, Tools: tools, ResultSecrets: secrets})
-	}))
-	defer srv.Close()
-	post := func(msgs []uistream.Message, continued *uistream.Message) uistream.Message {
-		body, err := json.Marshal(map[string]any{"id": "chat", "messages": msgs})
-		require.NoError(t, err)
-		resp, err := http.Post(srv.URL, "application/json", bytes.NewReader(body))
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		require.Equal(t, 200, resp.StatusCode)
-		var last uistream.Message
-		for m, err := range uistream.ReadMessage(uistream.ReadChunks(resp.Body), &uistream.ReadOptions{Message: continued}) {
-			require.NoError(t, err)
-			last = m
-		}
-		return last
-	}
+	chat := newProgramChat(t, tools, `return await tools.ask({});`, true)
+	post := chat.post
 	user := uistream.Message{ID: "u-1", Role: uistream.RoleUser, Parts: []uistream.Part{uistream.TextPart{Text: "pick"}}}
 	first := post([]uistream.Message{user}, nil)
 	answered := false
@@ -230,9 +139,9 @@ func TestCodeModeInputRequestThroughUIStream(t *testing.T) {
 
 	post([]uistream.Message{user, first}, &first)
 	assert.Equal(t, int32(2), asked.Load(), "the asking tool runs again with the answer")
-	require.NotNil(t, lastPrompt)
+	require.NotNil(t, chat.lastPrompt)
 	found := false
-	for _, m := range lastPrompt {
+	for _, m := range chat.lastPrompt {
 		if tm, ok := m.(provider.ToolMessage); ok {
 			for _, p := range tm.Content {
 				if r, ok := p.(provider.ToolResultPart); ok {
@@ -245,4 +154,78 @@ func TestCodeModeInputRequestThroughUIStream(t *testing.T) {
 		}
 	}
 	assert.True(t, found)
+}
+
+// programChat is a chat server whose model writes one program (the code
+// call "c1") on the first turn and answers "done" once the conversation
+// goes on; every tool but "code" is routed to the code tool. Approvals are
+// signed, and with results, so are the server's tool results.
+type programChat struct {
+	t          *testing.T
+	srv        *httptest.Server
+	lastPrompt []provider.Message // the prompt of the last answer
+}
+
+func newProgramChat(t *testing.T, tools ai.Tools, js string, results bool) *programChat {
+	c := &programChat{t: t}
+	secrets := [][]byte{[]byte("ui secret")}
+	var resultSecrets [][]byte
+	if results {
+		resultSecrets = secrets
+	}
+	input, _ := json.Marshal(map[string]string{"js": js})
+	var routes []ai.CallerRoute
+	for _, nt := range tools {
+		if nt.Name != "code" {
+			routes = append(routes, ai.CallerRoute{Tool: nt.Name, Callers: []string{"code"}})
+		}
+	}
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, err := uistream.DecodeRequest(r, &uistream.DecodeOptions{ToolApprovalSecrets: secrets})
+		if err != nil {
+			uistream.WriteError(w, err)
+			return
+		}
+		msgs, err := uistream.ConvertMessages(r.Context(), req.Messages, &uistream.ConvertOptions{Tools: tools, ResultSecrets: resultSecrets})
+		if err != nil {
+			uistream.WriteError(w, &uistream.RequestError{Status: 400, Message: err.Error()})
+			return
+		}
+		model := &aitest.Model{Respond: func(_ context.Context, _ int, o *provider.CallOptions) (aitest.Response, error) {
+			if len(msgs) == 1 {
+				return aitest.Response{Content: []provider.Content{aitest.ToolCall("c1", "code", string(input))}, FinishReason: aitest.ToolCalls}, nil
+			}
+			c.lastPrompt = o.Prompt
+			return aitest.Response{Content: []provider.Content{aitest.Text("done")}}, nil
+		}}
+		res, err := ai.StreamText(r.Context(), ai.GenerateTextOptions{
+			Model: model, Tools: tools, Messages: msgs, StopWhen: ai.StepCountIs(3),
+			ToolCallers: routes, ToolApprovalSecrets: secrets,
+		})
+		if err != nil {
+			uistream.WriteError(w, err)
+			return
+		}
+		uistream.Write(w, res.Parts(), &uistream.Options{MessageID: "m-1", OriginalMessages: req.Messages, Tools: tools, ResultSecrets: resultSecrets})
+	}))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+// post sends the conversation and folds the answer into the assistant
+// message, continuing continued when it is set.
+func (c *programChat) post(msgs []uistream.Message, continued *uistream.Message) uistream.Message {
+	t := c.t
+	body, err := json.Marshal(map[string]any{"id": "chat", "messages": msgs})
+	require.NoError(t, err)
+	resp, err := http.Post(c.srv.URL, "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	var last uistream.Message
+	for m, err := range uistream.ReadMessage(uistream.ReadChunks(resp.Body), &uistream.ReadOptions{Message: continued}) {
+		require.NoError(t, err)
+		last = m
+	}
+	return last
 }
