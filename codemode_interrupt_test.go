@@ -236,10 +236,7 @@ func TestCodeModeApprovalInterrupt(t *testing.T) {
 				opts := interruptOptions(tools, aitest.NewModel(textStep("done")))
 				opts.Messages = msgs
 				_, _, err = generateOrStream(t, stream, opts)
-				var ice *ai.InvalidCodeModeContinuationError
-				require.ErrorAs(t, err, &ice)
-				assert.Equal(t, "invalid signature", ice.Reason)
-				assert.Equal(t, [3]int32{1, 0, 0}, f.counts(), "nothing ran")
+				refused(t, err, f, "invalid signature")
 			})
 			t.Run("foreign", func(t *testing.T) {
 				f := &interruptFixture{}
@@ -252,10 +249,7 @@ func TestCodeModeApprovalInterrupt(t *testing.T) {
 				opts := interruptOptions(other, aitest.NewModel(textStep("done")))
 				opts.Messages = answerApproval(history, req.ApprovalID, true, "")
 				_, _, err := generateOrStream(t, stream, opts)
-				var ice *ai.InvalidCodeModeContinuationError
-				require.ErrorAs(t, err, &ice)
-				assert.Equal(t, "invalid signature", ice.Reason)
-				assert.Equal(t, [3]int32{1, 0, 0}, f.counts(), "nothing ran")
+				refused(t, err, f, "invalid signature")
 			})
 			t.Run("expired", func(t *testing.T) {
 				f := &interruptFixture{}
@@ -266,10 +260,7 @@ func TestCodeModeApprovalInterrupt(t *testing.T) {
 				opts := interruptOptions(tools, aitest.NewModel(textStep("done")))
 				opts.Messages = answerApproval(history, req.ApprovalID, true, "")
 				_, _, err := generateOrStream(t, stream, opts)
-				var ice *ai.InvalidCodeModeContinuationError
-				require.ErrorAs(t, err, &ice)
-				assert.Equal(t, "the continuation expired", ice.Reason)
-				assert.Equal(t, [3]int32{1, 0, 0}, f.counts(), "nothing ran")
+				refused(t, err, f, "the continuation expired")
 			})
 		})
 	}
@@ -501,4 +492,14 @@ func TestCodeModeInterruptRecordIsBounded(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error.Error(), "more than the 8388608 bytes a continuation may hold")
 	assert.Empty(t, res.Steps[0].ApprovalRequests())
+}
+
+// refused checks that resuming failed with an invalid continuation for
+// reason and that nothing ran after the first run's call of a.
+func refused(t *testing.T, err error, f *interruptFixture, reason string) {
+	t.Helper()
+	var ice *ai.InvalidCodeModeContinuationError
+	require.ErrorAs(t, err, &ice)
+	assert.Equal(t, reason, ice.Reason)
+	assert.Equal(t, [3]int32{1, 0, 0}, f.counts(), "nothing ran")
 }
