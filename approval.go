@@ -119,7 +119,7 @@ type RepairedCall struct {
 // nil when no approval applies; a request alone when the call waits for a
 // person; a request and a response when a policy decided.
 func (r *run) decideApproval(s *step, e *stepEntry, call ToolCall) (*ToolApprovalRequest, *ToolApprovalResponse, error) {
-	if r.opts.ToolApproval == nil && e.exec.core().needsApproval == nil {
+	if r.opts.ToolApproval == nil && e.tool.core().needsApproval == nil {
 		return nil, nil, nil // no policy applies
 	}
 	status, err := r.approvalStatus(s.ctx, s, e, call, s.messages)
@@ -151,14 +151,14 @@ func (r *run) decideApproval(s *step, e *stepEntry, call ToolCall) (*ToolApprova
 // for direct, resumed and routed calls alike.
 func (r *run) approvalStatus(ctx context.Context, s *step, e *stepEntry, call ToolCall, messages []Message) (status ApprovalStatus, err error) {
 	ta := r.opts.ToolApproval
-	c := e.exec.core()
+	c := e.tool.core()
 	defer func() {
 		if v := recover(); v != nil {
 			err = &ToolExecutionError{ToolName: call.ToolName, ToolCallID: call.ToolCallID, Panic: v}
 		}
 	}()
 	if ta != nil && ta.Decide != nil {
-		tctx, _ := r.toolContext(s, call.ToolName, e.exec)
+		tctx, _ := r.toolContext(s, call.ToolName, e.tool)
 		return ta.Decide(ctx, ApprovalRequest{ToolCall: call, Messages: messages, ToolContext: tctx, RuntimeContext: r.runtimeContext})
 	}
 	var rule *ApprovalRule
@@ -173,14 +173,14 @@ func (r *run) approvalStatus(ctx context.Context, s *step, e *stepEntry, call To
 		if rule.Func == nil {
 			return rule.Status, nil
 		}
-		tctx, err := r.toolContext(s, call.ToolName, e.exec)
+		tctx, err := r.toolContext(s, call.ToolName, e.tool)
 		if err != nil {
 			return NotApplicable, err
 		}
 		return rule.Func(ctx, call.Input, ApprovalRequest{ToolCall: call, Messages: messages, ToolContext: tctx, RuntimeContext: r.runtimeContext})
 	}
 	if c.needsApproval != nil {
-		tctx, err := r.toolContext(s, call.ToolName, e.exec)
+		tctx, err := r.toolContext(s, call.ToolName, e.tool)
 		if err != nil {
 			return NotApplicable, err
 		}

@@ -333,20 +333,39 @@ func CodeMode(opts *CodeModeOptions) *FunctionTool {
 	if opts != nil {
 		o = *opts
 	}
-	t := o.bound(binding{})
-	def := &callerDef{
-		bind: func(b binding) Tool { return o.bound(b) },
+	def := ToolDef[codeInput, json.RawMessage]{
+		InputSchema: codeInputSchema(),
+		Execute: func(ctx context.Context, in codeInput, eo ToolExecutionOptions) (json.RawMessage, error) {
+			res, err := o.run(ctx, in.JS, eo)
+			if err != nil {
+				return nil, err
+			}
+			if res.Value == nil {
+				return json.RawMessage("null"), nil
+			}
+			return res.Value, nil
+		},
+	}
+	hooks := &callerDef{
 		check: func() error {
 			_, err := codeEngine(o.Engine)
 			return err
 		},
+		secrets: o.continuationSecrets,
+		runHere: o.runHere,
 	}
 	if o.Discovery == DiscoveryConversation {
-		def.modelMessage = func(b binding) string { return catalogMessage(b) }
+		// The definition never changes; the callees are announced in
+		// the conversation.
+		def.Description = codePreamble + codeNamesConversation + "\n\nThe tools you can call arrive in user messages titled \"Code mode capability update\". Each one lists every available tool; the latest one replaces all earlier ones."
+		hooks.modelMessage = catalogMessage
+	} else {
+		def.DescriptionFunc = func(d DescriptionOptions) string {
+			return codePreamble + codeNamesDescription + "\n\nTools:\n" + catalog(d.Callees)
+		}
 	}
-	def.secrets = func(approval [][]byte) [][]byte { return o.continuationSecrets(binding{secrets: approval}) }
-	def.runHere = o.runHere
-	t.c.caller = def
+	t := NewTool(def)
+	t.c.caller = hooks
 	return t
 }
 
@@ -386,7 +405,7 @@ func (o CodeModeOptions) runHere(ctx context.Context, p effect.Program) (json.Ra
 // A call the approval policy leaves to a person goes to Approve, or waits
 // for the runtime's answer; ApprovalMode does not apply, as the runtime
 // waits instead of pausing.
-func (o CodeModeOptions) runElsewhere(ctx context.Context, ps effect.Programs, js string, b binding, eo ToolExecutionOptions) (*CodeModeResult, error) {
+func (o CodeModeOptions) runElsewhere(ctx context.Context, ps effect.Programs, js string, eo ToolExecutionOptions) (*CodeModeResult, error) {
 	if eo.resume != nil {
 		return nil, &CodeModeError{Code: CodeModeErrorCode, Name: "CodeModeError",
 			Message: "A program that paused outside this runtime cannot be resumed in it."}
@@ -394,14 +413,9 @@ func (o CodeModeOptions) runElsewhere(ctx context.Context, ps effect.Programs, j
 	outer := eo.ToolCallID
 	v, err := ps.RunProgram(ctx, effect.Program{Source: js, ToolCallID: outer,
 		CallTool: func(ctx context.Context, seq int, name string, input json.RawMessage) (json.RawMessage, error) {
-			nested := eo
-			nested.ToolCallID = outer + ":tool-" + strconv.Itoa(seq)
-			if b.invoke == nil {
-				return nil, unknownRoutedTool(name, []string{})
-			}
-			approve := o.Approve
-			if approve == nil {
-				approve = func(ctx context.Context, name string, input json.RawMessage) (ApprovalStatus, error) {
+			nested := CalleeCallOptions{ToolCallID: outer + ":tool-" + strconv.Itoa(seq), Messages: eo.Messages, Approve: o.Approve}
+			if nested.Approve == nil {
+				nested.Approve = func(ctx context.Context, name string, input json.RawMessage) (ApprovalStatus, error) {
 					ok, reason, err := ps.ApproveProgramCall(ctx, effect.Call{ToolName: name, ToolCallID: nested.ToolCallID, Input: input})
 					switch {
 					case err != nil:
@@ -412,7 +426,7 @@ func (o CodeModeOptions) runElsewhere(ctx context.Context, ps effect.Programs, j
 					return ApprovalStatus{Kind: ApprovalDenied, Reason: reason}, nil
 				}
 			}
-			return b.invoke(ctx, name, input, nested, routedApproval{approve: approve})
+			return eo.Callees.Call(ctx, name, input, nested)
 		}})
 	if err != nil {
 		return nil, err
@@ -420,39 +434,13 @@ func (o CodeModeOptions) runElsewhere(ctx context.Context, ps effect.Programs, j
 	return &CodeModeResult{Value: v}, nil
 }
 
-// bound returns the code tool for a step's routed tools.
-func (o CodeModeOptions) bound(b binding) *FunctionTool {
-	desc := codePreamble
-	if o.Discovery == DiscoveryConversation {
-		desc += codeNamesConversation + "\n\nThe tools you can call arrive in user messages titled \"Code mode capability update\". Each one lists every available tool; the latest one replaces all earlier ones."
-	} else {
-		desc += codeNamesDescription + "\n\nTools:\n" + catalog(b)
-	}
-	return NewTool(ToolDef[codeInput, json.RawMessage]{
-		Description: desc,
-		InputSchema: codeInputSchema(),
-		Execute: func(ctx context.Context, in codeInput, eo ToolExecutionOptions) (json.RawMessage, error) {
-			res, err := o.run(ctx, in.JS, b, eo)
-			if err != nil {
-				return nil, err
-			}
-			if res.Value == nil {
-				return json.RawMessage("null"), nil
-			}
-			return res.Value, nil
-		},
-	})
-}
-
 // catalog renders the routed tools as TypeScript declarations and examples.
-func catalog(b binding) string {
-	tools := make([]tsgen.Tool, 0, len(b.routed))
-	for _, nt := range b.routed {
+func catalog(callees Callees) string {
+	tools := make([]tsgen.Tool, 0, len(callees.Tools()))
+	for _, nt := range callees.Tools() {
 		c := nt.Tool.core()
-		t := tsgen.Tool{Name: nt.Name, Title: c.title, InputSchema: c.input.raw, OutputSchema: c.outputSchema}
-		if b.describe != nil {
-			t.Description = b.describe(nt.Name)
-		}
+		t := tsgen.Tool{Name: nt.Name, Title: c.title, InputSchema: c.input.raw, OutputSchema: c.outputSchema,
+			Description: callees.Description(nt.Name)}
 		if ft, ok := nt.Tool.(*FunctionTool); ok {
 			t.InputExamples = ft.inputExamples
 		}
@@ -462,18 +450,18 @@ func catalog(b binding) string {
 }
 
 // catalogMessage is the user message that announces the routed tools.
-func catalogMessage(b binding) string {
-	return "Code mode capability update\nThis catalog replaces every earlier one: only the tools listed here can be called through `tools`.\nTools:\n" + catalog(b)
+func catalogMessage(callees Callees) string {
+	return "Code mode capability update\nThis catalog replaces every earlier one: only the tools listed here can be called through `tools`.\nTools:\n" + catalog(callees)
 }
 
-// run executes a program with the bound tools.
-func (o CodeModeOptions) run(ctx context.Context, js string, b binding, eo ToolExecutionOptions) (*CodeModeResult, error) {
+// run executes a program that calls the callees of eo.
+func (o CodeModeOptions) run(ctx context.Context, js string, eo ToolExecutionOptions) (*CodeModeResult, error) {
 	eng, err := codeEngine(o.Engine)
 	if err != nil {
 		return nil, err
 	}
 	if ps, ok := effect.From(ctx).(effect.Programs); ok {
-		return o.runElsewhere(ctx, ps, js, b, eo)
+		return o.runElsewhere(ctx, ps, js, eo)
 	}
 	outer := eo.ToolCallID
 	prog := CodeProgram{Source: js, Limits: o.Limits, Console: o.Console}
@@ -487,17 +475,14 @@ func (o CodeModeOptions) run(ctx context.Context, js string, b binding, eo ToolE
 		pr.cancel = cancel
 	}
 	prog.CallTool = func(ctx context.Context, call CodeToolCall) (json.RawMessage, error) {
-		nested := eo
-		nested.ToolCallID = outer + ":tool-" + strconv.Itoa(call.Seq)
-		nested.resume = nil
-		if b.invoke == nil {
-			return nil, unknownRoutedTool(call.Name, []string{})
-		}
+		nested := CalleeCallOptions{ToolCallID: outer + ":tool-" + strconv.Itoa(call.Seq), Messages: eo.Messages}
 		if pr == nil {
-			return b.invoke(ctx, call.Name, call.Input, nested, routedApproval{approve: o.Approve})
+			nested.Approve = o.Approve
+			return eo.Callees.Call(ctx, call.Name, call.Input, nested)
 		}
-		return pr.call(ctx, call, func(ctx context.Context, ra routedApproval) (json.RawMessage, error) {
-			return b.invoke(ctx, call.Name, call.Input, nested, ra)
+		return pr.call(ctx, call, func(ctx context.Context, approved bool) (json.RawMessage, error) {
+			nested.interrupt, nested.approved = true, approved
+			return eo.Callees.Call(ctx, call.Name, call.Input, nested)
 		})
 	}
 	res, err := eng.Run(ctx, prog)
@@ -508,8 +493,8 @@ func (o CodeModeOptions) run(ctx context.Context, js string, b binding, eo ToolE
 		if paused {
 			// The run was stopped because it paused: whatever it returned
 			// is not its result.
-			secrets := o.continuationSecrets(b)
-			cp, perr := pr.pause(js, outer, b, secrets[0], o.ContinuationMaxAge, time.Now())
+			secrets := o.continuationSecrets(eo.Callees.secrets())
+			cp, perr := pr.pause(js, outer, eo.Callees, secrets[0], o.ContinuationMaxAge, time.Now())
 			if perr != nil {
 				return nil, perr
 			}
@@ -529,21 +514,103 @@ func unknownRoutedTool(name string, available []string) *CodeModeError {
 const DirectCall = "AI_SDK_DIRECT_TOOL_CALL"
 
 // CallerRoute says who may call a tool: the model directly ([DirectCall])
-// and/or caller tools such as a code mode tool, by name. A tool without a
-// route may be called directly; a route with no callers hides the tool.
+// and/or caller tools by name: a code mode tool, or any function tool that
+// calls its [Callees]. A tool without a route may be called directly; a
+// route with no callers hides the tool.
 type CallerRoute struct {
 	Tool    string
 	Callers []string
 }
 
-// callerDef is the hidden part of a tool that calls other tools.
+// Callees are the tools [GenerateTextOptions.ToolCallers] routes to a
+// caller tool in a step, as that tool sees them in [ToolExecutionOptions]
+// and [DescriptionOptions]. A code mode tool is an ordinary function tool
+// built on them; any function tool named as a caller in ToolCallers can
+// call the tools routed to it the same way. The zero Callees (a tool no
+// route names as a caller, or one run outside a generation) holds no tools.
+type Callees struct {
+	tools Tools
+	st    *stepTools
+	// r and s are nil while a description is resolved: nothing can be
+	// called then.
+	r *run
+	s *step
+}
+
+// Tools returns the callees in the order of the ToolCallers option. The
+// slice must not be modified.
+func (c Callees) Tools() Tools { return c.tools }
+
+// Description returns a callee's description, resolved for the step (a
+// description function runs with the callee's own context); "" for a
+// tool that is not a callee or has no description.
+func (c Callees) Description(name string) string {
+	t, ok := c.tools.Get(name)
+	if !ok {
+		return ""
+	}
+	ft, ok := t.(*FunctionTool)
+	if !ok || c.st == nil {
+		return ""
+	}
+	d, err := describe(ft, name, c.st)
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
+// CalleeCallOptions configure one call through [Callees.Call].
+type CalleeCallOptions struct {
+	// ToolCallID identifies the call, for example "<caller's call id>:tool-1".
+	ToolCallID string
+	// Messages are what the callee's execution sees as
+	// [ToolExecutionOptions.Messages]; usually the caller's.
+	Messages []Message
+	// Approve decides a call that the generation's approval policy leaves
+	// to a person. Without it such a call fails with a *CodeModeError of
+	// code CodeModeToolApprovalRequired.
+	Approve func(ctx context.Context, toolName string, input json.RawMessage) (ApprovalStatus, error)
+
+	// interrupt makes a call that needs a person's approval return
+	// *needsApproval (a code mode program pauses).
+	interrupt bool
+	// approved is set for the call a person approved while a program was
+	// paused: only a policy that denies it outright stops it.
+	approved bool
+}
+
+// Call runs a callee as the generation runs the model's calls: its input
+// is parsed and validated, the approval policy applies (see
+// [CalleeCallOptions.Approve]), and its timeout, execution callbacks and
+// observer apply too. It returns the output as JSON. A failure the caller
+// may pass on to whoever asked for the call (unknown tool, invalid input,
+// approval required or denied) is a *CodeModeError; a failing tool's own
+// error is returned as it is.
+func (c Callees) Call(ctx context.Context, name string, input json.RawMessage, opts CalleeCallOptions) (json.RawMessage, error) {
+	if c.r == nil {
+		return nil, unknownRoutedTool(name, c.tools.Names())
+	}
+	return c.r.invokeRouted(ctx, c.s, c.tools, name, input, opts)
+}
+
+// secrets returns the generation's approval secrets.
+func (c Callees) secrets() [][]byte {
+	if c.r == nil {
+		return nil
+	}
+	return c.r.opts.ToolApprovalSecrets
+}
+
+// callerDef is what the engine knows of a code mode tool beyond what any
+// caller tool has: how it announces its callees in the conversation, how
+// it checks its engine, the secrets of its continuations, and how it runs a
+// program for a runtime that runs programs elsewhere.
 type callerDef struct {
-	// bind returns the executable caller for the tools routed to it.
-	bind func(b binding) Tool
 	// modelMessage, when set, keeps the provider-visible definition of the
-	// caller fixed and announces the routed tools in a user message
-	// instead; it returns "" for no message.
-	modelMessage func(b binding) string
+	// caller fixed and announces its callees in a user message instead; it
+	// returns "" for no message.
+	modelMessage func(c Callees) string
 	// check, when set, reports why the caller cannot run at all.
 	check func() error
 	// secrets, when set, returns the secrets of the caller's
@@ -554,71 +621,21 @@ type callerDef struct {
 	runHere func(ctx context.Context, p effect.Program) (json.RawMessage, error)
 }
 
-// approveFunc decides a routed call that the approval policy leaves to a
-// person.
-type approveFunc func(ctx context.Context, toolName string, input json.RawMessage) (ApprovalStatus, error)
-
-// routedApproval says how a routed call that needs approval is decided.
-type routedApproval struct {
-	// approve, when set, decides calls the policy leaves to a person.
-	approve approveFunc
-	// interrupt makes such calls return *needsApproval (the program
-	// pauses).
-	interrupt bool
-	// approved is set for the call a person approved while the program
-	// was paused: only a policy that denies it outright stops it.
-	approved bool
-}
-
-// binding is what a caller tool gets for a step: the tools routed to it and
-// the engine's way to run one of them.
-type binding struct {
-	routed Tools
-	// invoke runs a routed tool's call as the loop runs a direct call: the
-	// same validation, approval policy, timeout, callbacks and encoding.
-	invoke func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions, ra routedApproval) (json.RawMessage, error)
-	// describe resolves a routed tool's description for the step.
-	describe func(name string) string
-	// secrets are the generation's approval secrets.
-	secrets [][]byte
-}
-
-// bindingFor builds the binding of a caller in a step.
-func (r *run) bindingFor(s *step, routed Tools) binding {
-	return binding{
-		routed:  routed,
-		secrets: r.opts.ToolApprovalSecrets,
-		describe: func(name string) string {
-			t, ok := routed.Get(name)
-			if !ok {
-				return ""
-			}
-			ft, ok := t.(*FunctionTool)
-			if !ok {
-				return ""
-			}
-			d, err := describe(ft, name, s.tools.toolsContext[name], s.tools.sandbox)
-			if err != nil {
-				return ""
-			}
-			return d
-		},
-		invoke: func(ctx context.Context, name string, input json.RawMessage, opts ToolExecutionOptions, ra routedApproval) (json.RawMessage, error) {
-			return r.invokeRouted(ctx, s, routed, name, input, opts, ra)
-		},
-	}
+// calleesOf returns the callees of a tool in a step.
+func (r *run) calleesOf(s *step, name string) Callees {
+	return Callees{tools: s.tools.callees[name], st: s.tools, r: r, s: s}
 }
 
 // invokeRouted runs a tool on behalf of a caller tool: it validates the
 // input, applies the approval policy (a call left to a person goes to
-// approve, or fails), and executes the call like a direct one. The result
-// is the output's JSON; failures are what the program sees.
-func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name string, input json.RawMessage, opts ToolExecutionOptions, ra routedApproval) (json.RawMessage, error) {
+// opts.Approve, or fails), and executes the call like a direct one. The
+// result is the output's JSON; failures are what the program sees.
+func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name string, input json.RawMessage, opts CalleeCallOptions) (json.RawMessage, error) {
 	t, ok := routed.Get(name)
 	if !ok {
 		return nil, unknownRoutedTool(name, routed.Names())
 	}
-	e := &stepEntry{name: name, tool: t, exec: t}
+	e := &stepEntry{name: name, tool: t}
 	c := t.core()
 	raw, value, err := c.parseInput(name, string(input))
 	if err != nil {
@@ -636,12 +653,12 @@ func (r *run) invokeRouted(ctx context.Context, s *step, routed Tools, name stri
 		return nil, err
 	}
 	switch {
-	case status.Kind == ApprovalRequired && ra.approved:
+	case status.Kind == ApprovalRequired && opts.approved:
 		status = ApprovalStatus{Kind: ApprovalApproved}
-	case status.Kind == ApprovalRequired && ra.interrupt:
+	case status.Kind == ApprovalRequired && opts.interrupt:
 		return nil, &needsApproval{input: raw}
-	case status.Kind == ApprovalRequired && ra.approve != nil:
-		if status, err = ra.approve(ctx, name, raw); err != nil {
+	case status.Kind == ApprovalRequired && opts.Approve != nil:
+		if status, err = opts.Approve(ctx, name, raw); err != nil {
 			return nil, err
 		}
 	}
@@ -699,7 +716,7 @@ func resolveRouting(idx *toolIndex, routes []CallerRoute) (*routing, error) {
 				continue
 			}
 			t, ok := idx.get(c)
-			if !ok || t.core().caller == nil {
+			if _, fn := t.(*FunctionTool); !ok || !fn {
 				return nil, &InvalidArgumentError{Parameter: "ToolCallers", Message: fmt.Sprintf("tool %q has an invalid caller %q", route.Tool, c)}
 			}
 		}
@@ -723,11 +740,12 @@ func (r *routing) callersOf(name string) ([]string, bool) {
 }
 
 // routeCallers applies ToolCallers to a step: routed tools leave the model's
-// view unless also direct, and every caller tool is bound with the tools
-// routed to it (in the order of the ToolCallers option).
+// view unless also direct, every caller tool gets the tools routed to it as
+// its callees (in the order of the ToolCallers option), and code mode tools
+// that announce their callees in the conversation add their message.
 func (r *run) routeCallers(s *step) {
 	st := s.tools
-	buckets := map[string]Tools{}
+	st.callees = map[string]Tools{}
 	for _, name := range r.routing.order {
 		i := slices.IndexFunc(st.entries, func(e stepEntry) bool { return e.name == name })
 		if i < 0 {
@@ -742,24 +760,17 @@ func (r *run) routeCallers(s *step) {
 			if slices.IndexFunc(st.entries, func(e stepEntry) bool { return e.name == c }) < 0 {
 				continue
 			}
-			buckets[c] = append(buckets[c], NamedTool{Name: name, Tool: st.entries[i].exec})
+			st.callees[c] = append(st.callees[c], NamedTool{Name: name, Tool: st.entries[i].tool})
 		}
 		st.entries[i].model = direct
 	}
 	for i := range st.entries {
 		e := &st.entries[i]
 		def := e.tool.core().caller
-		if def == nil {
+		if def == nil || def.modelMessage == nil || !e.model {
 			continue
 		}
-		b := r.bindingFor(s, buckets[e.name])
-		e.exec = def.bind(b)
-		if !e.model {
-			continue
-		}
-		if def.modelMessage == nil {
-			e.tool = e.exec
-		} else if msg := def.modelMessage(b); msg != "" {
+		if msg := def.modelMessage(r.calleesOf(s, e.name)); msg != "" {
 			st.callerMessages = append(st.callerMessages, msg)
 		}
 	}
@@ -809,7 +820,8 @@ func RunCodeMode(ctx context.Context, opts RunCodeModeOptions) (*CodeModeResult,
 		id = r.eff.NewID()
 	}
 	ctx, end := r.startTool(ctx, s, &ToolCall{ToolCallID: id, ToolName: "code", Input: codeInputJSON(opts.JS)})
-	res, err := o.run(ctx, opts.JS, r.bindingFor(s, opts.Tools), ToolExecutionOptions{ToolCallID: id})
+	s.tools.callees = map[string]Tools{"code": opts.Tools}
+	res, err := o.run(ctx, opts.JS, ToolExecutionOptions{ToolCallID: id, Callees: r.calleesOf(s, "code")})
 	end(res, err)
 	return res, err
 }

@@ -188,12 +188,12 @@ var processContinuationKey = sync.OnceValue(func() []byte {
 
 // continuationSecrets returns the secrets of a code tool's continuations:
 // its own, else the generation's approval secrets, else the process key.
-func (o CodeModeOptions) continuationSecrets(b binding) [][]byte {
+func (o CodeModeOptions) continuationSecrets(approval [][]byte) [][]byte {
 	if len(o.ContinuationSecrets) > 0 {
 		return o.ContinuationSecrets
 	}
-	if len(b.secrets) > 0 {
-		return b.secrets
+	if len(approval) > 0 {
+		return approval
 	}
 	return [][]byte{processContinuationKey()}
 }
@@ -413,8 +413,9 @@ func (*needsApproval) Error() string { return "the call needs approval" }
 
 // call runs one tool call of the program: answered from the continuation
 // when it completed before, paused when it needs approval, else run by
-// invoke and recorded.
-func (p *programRun) call(ctx context.Context, call CodeToolCall, invoke func(ctx context.Context, ra routedApproval) (json.RawMessage, error)) (json.RawMessage, error) {
+// invoke and recorded. approved tells invoke that a person approved the
+// call while the program was paused.
+func (p *programRun) call(ctx context.Context, call CodeToolCall, invoke func(ctx context.Context, approved bool) (json.RawMessage, error)) (json.RawMessage, error) {
 	p.mu.Lock()
 	if rec, ok := p.replay[call.Seq]; ok {
 		p.mu.Unlock()
@@ -427,7 +428,7 @@ func (p *programRun) call(ctx context.Context, call CodeToolCall, invoke func(ct
 		p.mu.Unlock()
 		return nil, errPaused
 	}
-	ra := routedApproval{interrupt: true}
+	approved := false
 	pc := &programCallState{}
 	if r := p.resume; r != nil && call.Seq == r.ledger.Pending {
 		pi := r.interrupt
@@ -444,12 +445,12 @@ func (p *programRun) call(ctx context.Context, call CodeToolCall, invoke func(ct
 			p.mu.Unlock()
 			return nil, denial
 		}
-		ra.approved = true
+		approved = true
 	}
 	p.inFlight++
 	p.mu.Unlock()
 
-	out, err := invoke(context.WithValue(ctx, programCallKey{}, pc), ra)
+	out, err := invoke(context.WithValue(ctx, programCallKey{}, pc), approved)
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -551,7 +552,7 @@ func (e *codePaused) Error() string {
 }
 
 // pause builds the signed continuation of a paused run.
-func (p *programRun) pause(js, outer string, b binding, secret []byte, maxAge time.Duration, now time.Time) (*codePaused, error) {
+func (p *programRun) pause(js, outer string, callees Callees, secret []byte, maxAge time.Duration, now time.Time) (*codePaused, error) {
 	pc := p.paused
 	if p.overflow {
 		return nil, &CodeModeError{Code: CodeModeErrorCode, Name: "CodeModeError",
@@ -570,7 +571,7 @@ func (p *programRun) pause(js, outer string, b binding, secret []byte, maxAge ti
 	id := outer + ":tool-" + strconv.Itoa(pc.Seq)
 	pending := pendingInterruption{RunInterruptionID: "interrupt-" + strconv.Itoa(pc.Seq), InterruptID: id + ":interrupt",
 		ToolName: pc.Name, ToolCallID: id, Input: pc.Input, Payload: pc.payload}
-	names := b.routed.Names()
+	names := callees.Tools().Names()
 	slices.Sort(names)
 	c := codeContinuation{Version: 2, JS: js, OuterToolCallID: outer, ToolNames: names, Token: string(token),
 		PendingInterruptions: []pendingInterruption{pending}, Resolutions: []json.RawMessage{}}

@@ -107,7 +107,6 @@ func checkSearchEligibility(idx *toolIndex, r *routing) (relevant bool, err erro
 type stepEntry struct {
 	name string
 	tool Tool // as registered
-	exec Tool // what runs (a bound caller, or tool itself)
 	// model is true when the model sees the tool.
 	model bool
 }
@@ -126,6 +125,8 @@ type stepTools struct {
 	toolsContext   map[string]any
 	sandbox        Sandbox
 	callerMessages []string
+	// callees are the tools routed to each caller tool, by caller.
+	callees map[string]Tools
 	// none is true when the generation has no tool set at all.
 	none bool
 	// undeferred is true when the step's tools fit the budget of a search
@@ -219,7 +220,7 @@ func (r *run) prepareTools(s *step, activeNames []string, activeSet bool, order 
 		if activeSet && !st.active[nt.Name] {
 			return
 		}
-		st.entries = append(st.entries, stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true})
+		st.entries = append(st.entries, stepEntry{name: nt.Name, tool: nt.Tool, model: true})
 	}
 	if !r.searchRelevant {
 		for i := range r.idx.tools {
@@ -345,12 +346,7 @@ func toolDefinition(name string, t Tool, st *stepTools) (provider.Tool, error) {
 				return d, nil
 			}
 		}
-		var context any
-		var sandbox Sandbox
-		if st != nil {
-			context, sandbox = st.toolsContext[name], st.sandbox
-		}
-		desc, err := describe(t, name, context, sandbox)
+		desc, err := describe(t, name, st)
 		if err != nil {
 			return nil, err
 		}
@@ -371,7 +367,7 @@ func toolDefinition(name string, t Tool, st *stepTools) (provider.Tool, error) {
 }
 
 // describe resolves a function tool's description for a step.
-func describe(t *FunctionTool, name string, context any, sandbox Sandbox) (desc string, err error) {
+func describe(t *FunctionTool, name string, st *stepTools) (desc string, err error) {
 	if t.describe == nil {
 		return t.description, nil
 	}
@@ -380,7 +376,11 @@ func describe(t *FunctionTool, name string, context any, sandbox Sandbox) (desc 
 			err = &CallbackPanicError{Callback: "the description function of tool " + name, Panic: p}
 		}
 	}()
-	return t.describe(DescriptionOptions{Context: context, Sandbox: sandbox}), nil
+	if st == nil {
+		return t.describe(DescriptionOptions{}), nil
+	}
+	return t.describe(DescriptionOptions{Context: st.toolsContext[name], Sandbox: st.sandbox,
+		Callees: Callees{tools: st.callees[name], st: st}}), nil
 }
 
 // Discovery is a generation's tool discovery as a running tool sees it, in
@@ -707,7 +707,7 @@ func (r *run) catalog(st *stepTools, searchName string) ([]SearchCandidate, erro
 		}
 		cand := SearchCandidate{Name: nt.Name, Group: nt.Tool.core().group, Parameters: toolParameters(nt.Tool)}
 		if ft, ok := nt.Tool.(*FunctionTool); ok {
-			d, err := describe(ft, nt.Name, st.toolsContext[nt.Name], st.sandbox)
+			d, err := describe(ft, nt.Name, st)
 			if err != nil {
 				return nil, err
 			}

@@ -611,7 +611,7 @@ func (sr *stepRun) runnable() []*callState {
 		return nil
 	}
 	runs := func(cs *callState) bool {
-		return !cs.call.Invalid && !cs.call.ProviderExecuted && !cs.blocked && cs.entry != nil && cs.entry.exec.core().executable()
+		return !cs.call.Invalid && !cs.call.ProviderExecuted && !cs.blocked && cs.entry != nil && cs.entry.tool.core().executable()
 	}
 	n := 0
 	for _, cs := range sr.calls {

@@ -48,7 +48,7 @@ func (r *run) toolContext(s *step, name string, t Tool) (any, error) {
 // inputHook runs one of a tool's input callbacks with the tool's context;
 // a panic becomes an error.
 func (r *run) inputHook(s *step, e *stepEntry, callID string, f func(ToolExecutionOptions) error) error {
-	tctx, err := r.toolContext(s, e.name, e.exec)
+	tctx, err := r.toolContext(s, e.name, e.tool)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (r *run) inputHook(s *step, e *stepEntry, callID string, f func(ToolExecuti
 
 // inputStart runs a call's OnInputStart.
 func (r *run) inputStart(s *step, cs *callState) error {
-	f := cs.entry.exec.core().onInputStart
+	f := cs.entry.tool.core().onInputStart
 	if f == nil {
 		return nil
 	}
@@ -67,7 +67,7 @@ func (r *run) inputStart(s *step, cs *callState) error {
 
 // inputAvailable runs a call's OnInputAvailable with the validated input.
 func (r *run) inputAvailable(s *step, cs *callState) error {
-	f := cs.entry.exec.core().onInputAvailable
+	f := cs.entry.tool.core().onInputAvailable
 	if f == nil {
 		return nil
 	}
@@ -121,7 +121,7 @@ func (r *run) executeAll(s *step, calls []*callState, messages []Message, sink o
 		}
 		cs := calls[i]
 		var prelim func(any)
-		if sink != nil && cs.entry.exec.core().streams {
+		if sink != nil && cs.entry.tool.core().streams {
 			prelim = func(v any) { sink.preliminary(cs.call, v) }
 		}
 		out, err := r.executeCall(ctx, s, cs.entry, &cs.call, messages, started, prelim)
@@ -144,7 +144,7 @@ func (r *run) executeAll(s *step, calls []*callState, messages []Message, sink o
 // set, stores the result. started is called once OnToolExecutionStart has
 // run; prelim, when set, receives preliminary results.
 func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *ToolCall, messages []Message, started func(), prelim func(any)) (ContentPart, error) {
-	tctx, err := r.toolContext(s, call.ToolName, e.exec)
+	tctx, err := r.toolContext(s, call.ToolName, e.tool)
 	if err != nil {
 		started()
 		return nil, err
@@ -163,7 +163,7 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 		began = r.eff.Now()
 	}
 	opts := ToolExecutionOptions{ToolCallID: call.ToolCallID, Messages: messages, Context: tctx, Sandbox: s.tools.sandbox,
-		Discovery: Discovery{r: r, s: s, tool: call.ToolName, callID: call.ToolCallID}, resume: call.resume}
+		Discovery: Discovery{r: r, s: s, tool: call.ToolName, callID: call.ToolCallID}, Callees: r.calleesOf(s, call.ToolName), resume: call.resume}
 	output, execErr := r.invokeTool(cctx, s, e, call, opts, prelim)
 	var paused *codePaused
 	if execErr != nil {
@@ -215,7 +215,7 @@ func (r *run) executeCall(ctx context.Context, s *step, e *stepEntry, call *Tool
 // A panic becomes an error. It is the only code in this module that calls a
 // tool's execute function.
 func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call *ToolCall, opts ToolExecutionOptions, prelim func(any)) (out any, err error) {
-	c := e.exec.core()
+	c := e.tool.core()
 	if c.execute == nil {
 		return nil, fmt.Errorf("tool %q cannot be executed: it has no execute function", call.ToolName)
 	}
@@ -229,7 +229,7 @@ func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call *ToolC
 		return c.execute(ctx, call.value, opts, prelim)
 	}
 	// The function may be kept by the effects: it holds copies, not call.
-	name, id, value := call.ToolName, call.ToolCallID, call.value
+	name, id, value, eo := call.ToolName, call.ToolCallID, call.value, opts
 	out, err = r.eff.Invoke(ctx, effect.Call{ToolName: name, ToolCallID: id, Input: call.Input, Step: s.number},
 		func(ctx context.Context) (out any, err error) {
 			defer func() {
@@ -237,7 +237,7 @@ func (r *run) invokeTool(ctx context.Context, s *step, e *stepEntry, call *ToolC
 					out, err = nil, &ToolExecutionError{ToolName: name, ToolCallID: id, Panic: v}
 				}
 			}()
-			return c.execute(ctx, value, opts, prelim)
+			return c.execute(ctx, value, eo, prelim)
 		})
 	if raw, ok := out.(json.RawMessage); ok && err == nil && c.typedOutput {
 		// An execution elsewhere returns JSON: the result and ToModelOutput
@@ -360,7 +360,7 @@ func runToolElsewhere(ctx context.Context, tool any, ec effect.Call) (json.RawMe
 	r := &run{opts: &GenerateTextOptions{}, eff: localEffects{}}
 	s := &step{number: ec.Step, ctx: ctx, cancel: func() {}}
 	s.tools = &s.toolsVal
-	e := &stepEntry{name: ec.ToolName, tool: t, exec: t}
+	e := &stepEntry{name: ec.ToolName, tool: t}
 	call := ToolCall{ToolCallID: ec.ToolCallID, ToolName: ec.ToolName, Input: ec.Input, value: value}
 	out, err := r.invokeTool(ctx, s, e, &call, ToolExecutionOptions{ToolCallID: ec.ToolCallID}, nil)
 	if err != nil {

@@ -208,7 +208,7 @@ func (r *run) resume(ev *resumeHooks) error {
 			denied = append(denied, a)
 			continue
 		}
-		if !e.exec.core().executable() {
+		if !e.tool.core().executable() {
 			continue
 		}
 		if l := r.opts.ApprovalLedger; l != nil {
@@ -316,7 +316,7 @@ func (r *run) resumeStep() *step {
 	st := s.tools
 	*st = stepTools{choice: ToolChoice{Type: ToolChoiceAuto}, exec: true, toolsContext: r.toolsContext, sandbox: r.opts.Sandbox}
 	for _, nt := range r.opts.Tools {
-		st.entries = append(st.entries, stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true})
+		st.entries = append(st.entries, stepEntry{name: nt.Name, tool: nt.Tool, model: true})
 	}
 	if r.routing != nil {
 		r.routeCallers(s)

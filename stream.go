@@ -599,7 +599,7 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 		}
 		if e, found := s.tools.execTool(p.ToolName); found && e.model {
 			ss.inputs = append(ss.inputs, inputEntry{p.ID, e})
-			if f := e.exec.core().onInputStart; f != nil {
+			if f := e.tool.core().onInputStart; f != nil {
 				if err := r.inputHook(s, e, p.ID, func(o ToolExecutionOptions) error { return f(s.ctx, o) }); err != nil {
 					return false, err
 				}
@@ -614,7 +614,7 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 			ss.output = true
 		}
 		if e := ss.input(p.ID); e != nil {
-			if f := e.exec.core().onInputDelta; f != nil {
+			if f := e.tool.core().onInputDelta; f != nil {
 				if err := r.inputHook(s, e, p.ID, func(o ToolExecutionOptions) error { return f(s.ctx, p.Delta, o) }); err != nil {
 					return false, err
 				}
@@ -787,7 +787,7 @@ func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]Conte
 		}
 	}
 	var prelim func(any)
-	if cs.entry.exec.core().streams {
+	if cs.entry.tool.core().streams {
 		prelim = func(v any) {
 			c := cs.call
 			emit(ToolResult{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: c.Input, Output: v, Dynamic: c.Dynamic,

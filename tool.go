@@ -82,6 +82,9 @@ type ToolExecutionOptions struct {
 	// can search the deferred tools and load them for the next step (as
 	// the search tool of [ToolSearch] does).
 	Discovery Discovery
+	// Callees are the tools [GenerateTextOptions.ToolCallers] routes to
+	// this tool, and the way to call them (as a code mode tool does).
+	Callees Callees
 
 	// resume is set when a code tool resumes a paused program.
 	resume *codeResume
@@ -93,6 +96,9 @@ type DescriptionOptions struct {
 	Context any
 	// Sandbox is the step's sandbox, if any.
 	Sandbox Sandbox
+	// Callees are the tools routed to the tool in the step; only their
+	// names, definitions and descriptions are of use here (a call fails).
+	Callees Callees
 }
 
 // ApprovalOptions describe a call whose need for approval is being decided.

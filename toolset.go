@@ -92,7 +92,7 @@ func (x *toolIndex) buildStatic() {
 	x.staticOnce.Do(func() {
 		x.entries = make([]stepEntry, len(x.tools))
 		for i, nt := range x.tools {
-			x.entries[i] = stepEntry{name: nt.Name, tool: nt.Tool, exec: nt.Tool, model: true}
+			x.entries[i] = stepEntry{name: nt.Name, tool: nt.Tool, model: true}
 		}
 		defs := make([]provider.Tool, 0, len(x.tools))
 		for _, nt := range x.tools {
