@@ -19,7 +19,8 @@ import (
 )
 
 // embeddingModel returns the embedding model an -embedder value names:
-// openai:<model>, google:<model>, compat:<base URL>:<model> or hash.
+// openai:<model>, google:<model>, compat:<base URL>:<model>, words:<path of
+// a word-vector file> or hash.
 func embeddingModel(spec string) (provider.EmbeddingModel, error) {
 	kind, rest, _ := strings.Cut(spec, ":")
 	switch kind {
@@ -33,10 +34,15 @@ func embeddingModel(spec string) (provider.EmbeddingModel, error) {
 			return nil, fmt.Errorf("-embedder compat:<base URL>:<model>, got %q", spec)
 		}
 		return openaicompat.New(openaicompat.WithBaseURL(rest[:i])).Embedding(rest[i+1:]), nil
+	case "words":
+		if rest == "" {
+			return nil, fmt.Errorf("-embedder words:<path of a word-vector file>, got %q", spec)
+		}
+		return loadWordModel(rest)
 	case "hash":
 		return &aitest.EmbeddingModel{Dimensions: 1024}, nil
 	}
-	return nil, fmt.Errorf("unknown embedder %q: want openai:<model>, google:<model>, compat:<base URL>:<model> or hash", spec)
+	return nil, fmt.Errorf("unknown embedder %q: want openai:<model>, google:<model>, compat:<base URL>:<model>, words:<path> or hash", spec)
 }
 
 func orDefault(v, d string) string {
