@@ -683,7 +683,7 @@ func (r *run) resumeProgram(s *step, a pendingApproval, calls map[string]ToolCal
 	if json.Unmarshal(outer.Input, &in) != nil || in.JS != c.JS || c.OuterToolCallID != outer.ToolCallID {
 		return nil, fail("the continuation belongs to another program")
 	}
-	routed := r.routedTo(s, outer.ToolName)
+	routed := s.tools.callees[outer.ToolName].Names()
 	for _, n := range c.ToolNames {
 		if !slices.Contains(routed, n) {
 			return nil, fail(fmt.Sprintf("tool %q is no longer callable from programs", n))
@@ -719,23 +719,6 @@ func (r *run) pausedOutputs(id string) (paused []json.RawMessage, settled bool) 
 		}
 	}
 	return paused, settled
-}
-
-// routedTo returns the names of the tools routed to a caller in a step.
-func (r *run) routedTo(s *step, caller string) []string {
-	var names []string
-	if r.routing == nil {
-		return nil
-	}
-	for _, name := range r.routing.order {
-		if _, ok := s.tools.execTool(name); !ok {
-			continue
-		}
-		if slices.Contains(r.routing.routes[name], caller) {
-			names = append(names, name)
-		}
-	}
-	return names
 }
 
 // pausedStep records the step that reports a resumed program that paused
