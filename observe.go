@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strings"
 	"time"
 
 	"github.com/aisdkgo/ai/internal/effect"
 	"github.com/aisdkgo/ai/internal/seq"
+	"github.com/aisdkgo/ai/internal/streamfold"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -483,7 +483,7 @@ func (r *run) startModelCall(o Observer, s *step, stream bool) (context.Context,
 // sees its first part and ends with it.
 func (r *run) observeStream(s *step, res *provider.StreamResult, began time.Time) iter.Seq2[provider.StreamPart, error] {
 	return func(yield func(provider.StreamPart, error) bool) {
-		acc := streamAccumulator{res: &provider.GenerateResult{Request: res.Request, Response: res.Response}}
+		acc := streamfold.New(res.Request, res.Response)
 		var first time.Duration
 		var failure error
 		finish := func() {
@@ -496,7 +496,7 @@ func (r *run) observeStream(s *step, res *provider.StreamResult, began time.Time
 				failure = context.Cause(s.ctx)
 			}
 			r.obs.modelErr = failure
-			guardEnd(end, ModelCallOutcome{Result: acc.result(), TimeToFirstChunk: first, Err: failure})
+			guardEnd(end, ModelCallOutcome{Result: acc.Result(), TimeToFirstChunk: first, Err: failure})
 		}
 		defer finish()
 		seq.Each(res.Stream, func(p provider.StreamPart, err error) bool {
@@ -508,84 +508,11 @@ func (r *run) observeStream(s *step, res *provider.StreamResult, began time.Time
 			} else if e, ok := p.(provider.ErrorPart); ok && failure == nil {
 				failure = cmpErr(e.Err, errors.New("ai: the model stream reported an error"))
 			} else {
-				acc.add(p)
+				_ = acc.Add(p) // the step reports a part out of place
 			}
 			return yield(p, err)
 		})
 	}
-}
-
-// streamAccumulator assembles a model stream's parts into a result.
-type streamAccumulator struct {
-	res    *provider.GenerateResult
-	blocks map[string]*strings.Builder // open text and reasoning blocks, by kind and id
-	index  map[string]int              // their place in the content
-}
-
-func (a *streamAccumulator) block(kind, id string, reasoning bool) *strings.Builder {
-	key := kind + "\x00" + id
-	if b := a.blocks[key]; b != nil {
-		return b
-	}
-	if a.blocks == nil {
-		a.blocks, a.index = map[string]*strings.Builder{}, map[string]int{}
-	}
-	b := &strings.Builder{}
-	a.blocks[key] = b
-	a.index[key] = len(a.res.Content)
-	if reasoning {
-		a.res.Content = append(a.res.Content, provider.Reasoning{})
-	} else {
-		a.res.Content = append(a.res.Content, provider.Text{})
-	}
-	return b
-}
-
-func (a *streamAccumulator) add(p provider.StreamPart) {
-	switch p := p.(type) {
-	case provider.StreamStart:
-		a.res.Warnings = p.Warnings
-	case provider.ResponseMetadata:
-		if a.res.Response == nil {
-			a.res.Response = &provider.ResponseInfo{}
-		} else {
-			info := *a.res.Response
-			a.res.Response = &info
-		}
-		if p.ID != "" {
-			a.res.Response.ID = p.ID
-		}
-		if p.ModelID != "" {
-			a.res.Response.ModelID = p.ModelID
-		}
-		if !p.Timestamp.IsZero() {
-			a.res.Response.Timestamp = p.Timestamp
-		}
-	case provider.TextStart:
-		a.block("t", p.ID, false)
-	case provider.TextDelta:
-		a.block("t", p.ID, false).WriteString(p.Delta)
-	case provider.ReasoningStart:
-		a.block("r", p.ID, true)
-	case provider.ReasoningDelta:
-		a.block("r", p.ID, true).WriteString(p.Delta)
-	case provider.Finish:
-		a.res.FinishReason, a.res.Usage, a.res.ProviderMetadata = p.FinishReason, p.Usage, p.ProviderMetadata
-	case provider.Content:
-		a.res.Content = append(a.res.Content, p)
-	}
-}
-
-func (a *streamAccumulator) result() *provider.GenerateResult {
-	for key, b := range a.blocks {
-		i := a.index[key]
-		if key[0] == 'r' {
-			a.res.Content[i] = provider.Reasoning{Text: b.String()}
-		} else {
-			a.res.Content[i] = provider.Text{Text: b.String()}
-		}
-	}
-	return a.res
 }
 
 // noEnd is the end function of an unobserved tool call.

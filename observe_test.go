@@ -373,3 +373,37 @@ func TestTelemetrySettingsReachObserver(t *testing.T) {
 		{FunctionID: "agent", Metadata: map[string]any{"tenant": "t-1"}},
 	}, obs.seen)
 }
+
+// resultObserver keeps the results of the model calls it sees.
+type resultObserver struct {
+	ai.Observer
+	results []*provider.GenerateResult
+}
+
+func (o *resultObserver) StartModelCall(ctx context.Context, _ ai.ModelCallInfo) (context.Context, func(ai.ModelCallOutcome)) {
+	return ctx, func(out ai.ModelCallOutcome) { o.results = append(o.results, out.Result) }
+}
+
+// A streamed model call is reported with the result its parts add up to:
+// the same content a non-streaming call reports.
+func TestObserverSeesStreamedResult(t *testing.T) {
+	content := []provider.Content{
+		provider.Reasoning{Text: "thinking"},
+		aitest.Text("Sunny"),
+		aitest.ToolCall("c1", "depth", `{}`),
+	}
+	runBoth(t, func(t *testing.T, stream bool) {
+		obs := &resultObserver{Observer: &eventLog{}}
+		model := aitest.NewModel(aitest.Response{Content: content, FinishReason: aitest.ToolCalls})
+		_, err := observedRun(context.Background(), stream, ai.GenerateTextOptions{
+			Model: model, Prompt: "go", Observer: obs,
+			Tools: ai.Tools{{Name: "depth", Tool: depthTool}},
+		})
+		require.NoError(t, err)
+		require.Len(t, obs.results, 1)
+		got := obs.results[0]
+		require.NotNil(t, got)
+		assert.Equal(t, content, got.Content)
+		assert.Equal(t, provider.FinishToolCalls, got.FinishReason.Unified)
+	})
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -14,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/internal/streamfold"
 	"github.com/aisdkgo/ai/provider"
 	"github.com/aisdkgo/ai/uistream"
 )
@@ -240,82 +240,34 @@ func (rt *runtime) streamModel(ctx context.Context, m provider.LanguageModel, op
 	if sr == nil || sr.Stream == nil {
 		return nil, &provider.InvalidResponseDataError{Message: "the model returned no stream"}
 	}
-	out := &provider.GenerateResult{Request: sr.Request, Response: sr.Response}
-	type block struct {
-		index int
-		text  strings.Builder
-	}
-	blocks := map[string]*block{}
-	finished := false
+	fold := streamfold.New(sr.Request, sr.Response)
 	for part, err := range sr.Stream {
 		if err != nil {
 			return nil, err
 		}
+		if p, ok := part.(provider.ErrorPart); ok {
+			if p.Err == nil {
+				return nil, errors.New("the model's stream reported an error")
+			}
+			return nil, p.Err
+		}
+		if err := fold.Add(part); err != nil {
+			return nil, err
+		}
 		switch p := part.(type) {
-		case provider.StreamStart:
-			out.Warnings = p.Warnings
-		case provider.ResponseMetadata:
-			if out.Response == nil {
-				out.Response = &provider.ResponseInfo{}
-			} else {
-				r := *out.Response
-				out.Response = &r
-			}
-			out.Response.ID = cmpString(p.ID, out.Response.ID)
-			out.Response.ModelID = cmpString(p.ModelID, out.Response.ModelID)
-			if !p.Timestamp.IsZero() {
-				out.Response.Timestamp = p.Timestamp
-			}
 		case provider.TextStart:
-			blocks["t"+p.ID] = &block{index: len(out.Content)}
-			out.Content = append(out.Content, provider.Text{ProviderMetadata: p.ProviderMetadata})
 			emit(uistream.TextStart{ID: prefix + p.ID, ProviderMetadata: p.ProviderMetadata})
 		case provider.TextDelta:
-			b := blocks["t"+p.ID]
-			if b == nil {
-				return nil, &provider.InvalidResponseDataError{Message: "text part " + p.ID + " was never started"}
-			}
-			b.text.WriteString(p.Delta)
 			if p.Delta != "" {
 				emit(uistream.TextDelta{ID: prefix + p.ID, Delta: p.Delta, ProviderMetadata: p.ProviderMetadata})
 			}
 		case provider.TextEnd:
-			b := blocks["t"+p.ID]
-			if b == nil {
-				return nil, &provider.InvalidResponseDataError{Message: "text part " + p.ID + " was never started"}
-			}
-			t := out.Content[b.index].(provider.Text)
-			t.Text = b.text.String()
-			t.Citations = p.Citations
-			if p.ProviderMetadata != nil {
-				t.ProviderMetadata = p.ProviderMetadata
-			}
-			out.Content[b.index] = t
-			delete(blocks, "t"+p.ID)
 			emit(uistream.TextEnd{ID: prefix + p.ID, ProviderMetadata: p.ProviderMetadata})
 		case provider.ReasoningStart:
-			blocks["r"+p.ID] = &block{index: len(out.Content)}
-			out.Content = append(out.Content, provider.Reasoning{ProviderMetadata: p.ProviderMetadata})
 			emit(uistream.ReasoningStart{ID: prefix + p.ID, ProviderMetadata: p.ProviderMetadata})
 		case provider.ReasoningDelta:
-			b := blocks["r"+p.ID]
-			if b == nil {
-				return nil, &provider.InvalidResponseDataError{Message: "reasoning part " + p.ID + " was never started"}
-			}
-			b.text.WriteString(p.Delta)
 			emit(uistream.ReasoningDelta{ID: prefix + p.ID, Delta: p.Delta, ProviderMetadata: p.ProviderMetadata})
 		case provider.ReasoningEnd:
-			b := blocks["r"+p.ID]
-			if b == nil {
-				return nil, &provider.InvalidResponseDataError{Message: "reasoning part " + p.ID + " was never started"}
-			}
-			r := out.Content[b.index].(provider.Reasoning)
-			r.Text = b.text.String()
-			if p.ProviderMetadata != nil {
-				r.ProviderMetadata = p.ProviderMetadata
-			}
-			out.Content[b.index] = r
-			delete(blocks, "r"+p.ID)
 			emit(uistream.ReasoningEnd{ID: prefix + p.ID, ProviderMetadata: p.ProviderMetadata})
 		case provider.ToolInputStart:
 			var dyn *bool
@@ -328,43 +280,13 @@ func (rt *runtime) streamModel(ctx context.Context, m provider.LanguageModel, op
 			if p.Delta != "" {
 				emit(uistream.ToolInputDelta{ToolCallID: p.ID, InputTextDelta: p.Delta})
 			}
-		case provider.Finish:
-			out.FinishReason, out.Usage, out.ProviderMetadata = p.FinishReason, p.Usage, p.ProviderMetadata
-			finished = true
-		case provider.ErrorPart:
-			if p.Err == nil {
-				return nil, errors.New("the model's stream reported an error")
-			}
-			return nil, p.Err
-		case provider.Content:
-			// Tool calls, provider tool results, approval requests,
-			// sources, files and custom content are kept as they are.
-			out.Content = append(out.Content, p)
 		}
 	}
-	if !finished {
+	if !fold.Finished() {
 		return nil, &provider.InvalidResponseDataError{Message: "the model's stream ended without a finish part"}
 	}
 	// Blocks the model never ended keep the text they got.
-	for key, b := range blocks {
-		switch c := out.Content[b.index].(type) {
-		case provider.Text:
-			c.Text = b.text.String()
-			out.Content[b.index] = c
-		case provider.Reasoning:
-			c.Text = b.text.String()
-			out.Content[b.index] = c
-		}
-		delete(blocks, key)
-	}
-	return out, nil
-}
-
-func cmpString(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+	return fold.Result(), nil
 }
 
 // stepParts turns a finished step into the parts a stream of it would
