@@ -97,12 +97,19 @@ func (e idEffects) NewID() string { return e.newID() }
 
 // randomID returns a new random id: "aitxt-" and 24 letters and digits,
 // the form of the reference's response ids. Each id is drawn on its own.
+// Each character takes six random bits, drawn ten at a time from a 64-bit
+// value; the two values of six bits past the alphabet's 62 are drawn again,
+// so every character is equally likely.
 func randomID() string {
 	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	b := make([]byte, 0, len("aitxt-")+24)
 	b = append(b, "aitxt-"...)
-	for range 24 {
-		b = append(b, alphabet[rand.IntN(len(alphabet))])
+	for len(b) < cap(b) {
+		for bits, n := rand.Uint64(), 0; n < 10 && len(b) < cap(b); bits, n = bits>>6, n+1 {
+			if i := bits & 63; i < uint64(len(alphabet)) {
+				b = append(b, alphabet[i])
+			}
+		}
 	}
 	return string(b)
 }
