@@ -207,7 +207,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		},
 		invalid: func(e ToolError) bool { return st.emit(e) },
 		run: func(s *step, calls []*callState) ([]ContentPart, error) {
-			return st.runTools(s, calls, r.messages)
+			return st.runTools(s, calls, r.messages, nil)
 		},
 	})
 	if st.stopped {
@@ -414,12 +414,16 @@ func (st *streamer) step(s *step) (bool, error) {
 		return false, nil
 	}
 	sr := s.newStepRun(r, st)
+	// Room for a call and its result, or a few blocks, before growing.
+	sr.content = make([]ContentPart, 0, 4)
 	sr.finish, sr.request = provider.FinishReason{Unified: FinishOther}, res.Request
 	if res.Response != nil {
 		sr.response = *res.Response
 	}
 	ss := &st.stepVal
-	*ss = streamStep{st: st, sr: sr, withhold: !s.tools.exec}
+	// The lists' storage is reused: nothing refers to an ended step's.
+	*ss = streamStep{st: st, sr: sr, withhold: !s.tools.exec,
+		blocks: ss.blocks[:0], stepIDs: ss.stepIDs[:0], inputs: ss.inputs[:0]}
 	ss.filter = newOutputFilter(ss)
 	seq.Each(res.Stream, ss.take)
 	if ss.quit {
@@ -447,9 +451,8 @@ func (st *streamer) step(s *step) (bool, error) {
 	}
 
 	// Run the tools once the model has finished.
-	var done []ContentPart
 	if torun := sr.runnable(); len(torun) > 0 {
-		done, err = st.runTools(s, torun, s.messages)
+		sr.content, err = st.runTools(s, torun, s.messages, sr.content)
 		if st.stopped {
 			return false, nil
 		}
@@ -461,7 +464,7 @@ func (st *streamer) step(s *step) (bool, error) {
 			return false, err
 		}
 	}
-	more, err := r.finishStep(s, sr, sr.assemble(done))
+	more, err := r.finishStep(s, sr, sr.assemble(nil))
 	if last := sr.result; last != nil {
 		// A step whose messages failed still reports its end first.
 		if !ss.flushText() || !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: last.Usage,
@@ -700,10 +703,11 @@ func (c chanSink) preliminary(call ToolCall, v any) {
 func (c chanSink) done(out ContentPart) { c <- out.(Part) }
 
 // runTools executes calls and streams their preliminary and final outcomes
-// in completion order; it returns the final outcomes in that order.
-func (st *streamer) runTools(s *step, calls []*callState, messages []Message) ([]ContentPart, error) {
+// in completion order; it returns outs with the final outcomes appended in
+// that order.
+func (st *streamer) runTools(s *step, calls []*callState, messages []Message, outs []ContentPart) ([]ContentPart, error) {
 	if len(calls) == 1 {
-		return st.runTool(s, calls[0], messages)
+		return st.runTool(s, calls[0], messages, outs)
 	}
 	ch := make(chanSink, 16)
 	var execErr error
@@ -715,7 +719,6 @@ func (st *streamer) runTools(s *step, calls []*callState, messages []Message) ([
 		id := callIDOf(p.(ContentPart))
 		return slices.IndexFunc(calls, func(c *callState) bool { return c.call.ToolCallID == id })
 	}
-	var outs []ContentPart
 	var batch []Part
 	// Within a batch, failures come first: a tool that fails at once
 	// settles before one that succeeds at once (as in the reference, whose
@@ -778,19 +781,12 @@ func (st *streamer) runTools(s *step, calls []*callState, messages []Message) ([
 // runTool executes a single call on the reader's goroutine, emitting its
 // preliminary results and its outcome as they come: with nothing to order
 // them against, no goroutine or channel is needed.
-func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]ContentPart, error) {
-	emit := func(p Part) {
-		// Once the step is cancelled, the failure of the tool it cancelled
-		// is not news; the stream ends with an abort.
-		if !st.stopped && s.ctx.Err() == nil && !st.emit(p) {
-			s.cancel()
-		}
-	}
+func (st *streamer) runTool(s *step, cs *callState, messages []Message, outs []ContentPart) ([]ContentPart, error) {
 	var prelim func(any)
 	if cs.entry.tool.core().streams {
 		prelim = func(v any) {
 			c := cs.call
-			emit(ToolResult{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: c.Input, Output: v, Dynamic: c.Dynamic,
+			st.emitOutcome(s, ToolResult{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Input: c.Input, Output: v, Dynamic: c.Dynamic,
 				Preliminary: true, ToolMetadata: c.ToolMetadata, ProviderMetadata: c.ProviderMetadata})
 		}
 	}
@@ -800,14 +796,22 @@ func (st *streamer) runTool(s *step, cs *callState, messages []Message) ([]Conte
 		out, err = st.r.executeCall(s.ctx, s, cs.entry, &cs.call, messages, func() {}, prelim)
 	}
 	cs.outcome = out
-	var outs []ContentPart
 	if out != nil {
 		for _, q := range expandOutcome(out) {
-			emit(q.(Part))
+			st.emitOutcome(s, q.(Part))
 			outs = append(outs, q)
 		}
 	}
 	return outs, settled(s, []*callState{cs}, err)
+}
+
+// emitOutcome streams a tool's outcome or preliminary result. Once the step
+// is cancelled, the failure of a tool it cancelled is not news: the stream
+// ends with an abort.
+func (st *streamer) emitOutcome(s *step, p Part) {
+	if !st.stopped && s.ctx.Err() == nil && !st.emit(p) {
+		s.cancel()
+	}
 }
 
 // settled returns the error of a step's executions: a cancelled step is an
