@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aisdkgo/ai/internal/seq"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -142,6 +141,9 @@ type streamer struct {
 	usedIDs  []string // block ids of the finished steps
 	cancel   context.CancelCauseFunc
 	stepVal  streamStep // the running step, reused by each step
+	// take reads the model's stream into stepVal (stepVal.take, made once
+	// for every step).
+	take func(provider.StreamPart, error) bool
 }
 
 func (s *StreamTextResult) drive(yield func(Part, error) bool) {
@@ -153,6 +155,7 @@ func (s *StreamTextResult) drive(yield func(Part, error) bool) {
 	r.ctx = ctx
 	st := &s.st
 	*st = streamer{r: r, yield: yield, cancel: cancel}
+	st.take = st.stepVal.take
 	s.result, s.err = r.observed(st.run)
 	s.r, s.st = nil, streamer{}
 	r.release()
@@ -339,6 +342,8 @@ type streamStep struct {
 	// that ends the iteration.
 	quit  bool
 	fatal error
+	// ended is set once take said the stream should not go on.
+	ended bool
 }
 
 // inputEntry is a tool whose call's input is streaming.
@@ -348,9 +353,21 @@ type inputEntry struct {
 }
 
 // take handles one value of the model's stream and reports whether the
+// stream should go on. Once it said no, a stream that yields more is
+// ignored rather than handled.
+func (ss *streamStep) take(part provider.StreamPart, err error) bool {
+	if ss.ended {
+		return false
+	}
+	ok := ss.handle(part, err)
+	ss.ended = !ok
+	return ok
+}
+
+// handle handles one value of the model's stream and reports whether the
 // stream should go on. It ends the step's stream at an error value, at a
 // fatal error (kept in fatal) and when the reader stopped.
-func (ss *streamStep) take(part provider.StreamPart, err error) bool {
+func (ss *streamStep) handle(part provider.StreamPart, err error) bool {
 	st, sr, s := ss.st, ss.sr, ss.sr.s
 	if err != nil {
 		if s.ctx.Err() != nil {
@@ -425,7 +442,7 @@ func (st *streamer) step(s *step) (bool, error) {
 	*ss = streamStep{st: st, sr: sr, withhold: !s.tools.exec,
 		blocks: ss.blocks[:0], stepIDs: ss.stepIDs[:0], inputs: ss.inputs[:0]}
 	ss.filter = newOutputFilter(ss)
-	seq.Each(res.Stream, ss.take)
+	res.Stream(st.take)
 	if ss.quit {
 		return false, nil
 	}

@@ -477,3 +477,34 @@ func TestStreamIgnoresAModelThatGoesOnAfterStop(t *testing.T) {
 		assert.Equal(t, 4, seen) // start, start-step, text-start, the first delta
 	}
 }
+
+// erringStubbornModel reports an error in its stream and goes on yielding.
+type erringStubbornModel struct{ stubbornModel }
+
+func (erringStubbornModel) Stream(context.Context, *provider.CallOptions) (*provider.StreamResult, error) {
+	return &provider.StreamResult{Stream: func(yield func(provider.StreamPart, error) bool) {
+		yield(provider.TextStart{ID: "t"}, nil)
+		yield(provider.TextDelta{ID: "t", Delta: "a"}, nil)
+		yield(nil, errors.New("connection reset")) // the result is ignored
+		yield(provider.TextDelta{ID: "t", Delta: "b"}, nil)
+		yield(provider.TextEnd{ID: "t"}, nil)
+		yield(provider.Finish{FinishReason: provider.FinishReason{Unified: provider.FinishStop}}, nil)
+	}}, nil
+}
+
+// TestStreamIgnoresPartsAfterAnError: once a model stream reported an
+// error, what it yields after is neither streamed nor kept.
+func TestStreamIgnoresPartsAfterAnError(t *testing.T) {
+	st, err := ai.StreamText(context.Background(), ai.GenerateTextOptions{Model: erringStubbornModel{}, Prompt: "hi"})
+	require.NoError(t, err)
+	var kinds []string
+	for part, err := range st.Parts() {
+		require.NoError(t, err)
+		kinds = append(kinds, part.PartType())
+	}
+	assert.Equal(t, []string{"start", "start-step", "text-start", "text-delta", "error", "finish-step", "finish"}, kinds)
+	steps, _ := st.Steps()
+	require.Len(t, steps, 1)
+	assert.Equal(t, "a", steps[0].Text())
+	assert.Equal(t, ai.FinishError, steps[0].FinishReason)
+}
