@@ -39,8 +39,11 @@
 // -ranker semantic+bm25 measures the fusion with BM25; -embedder also takes
 // google:gemini-embedding-001 (GOOGLE_GENERATIVE_AI_API_KEY) and
 // compat:<base URL>:<model> for an OpenAI-compatible server (for example a
-// local Ollama with nomic-embed-text). The command embeds the requests in
-// batches before measuring.
+// local Ollama with nomic-embed-text, or internal/toolret/embedserver,
+// which serves a small sentence encoder offline). The command embeds the
+// requests in batches before measuring. With that encoder, fusion with
+// bm25 and KeywordFirstSentences 3 raised MetaTool's R@5 from 0.655 to
+// 0.768 and kept Seal-Tools' at 0.912 (BM25 alone 0.913).
 package semsearch
 
 import (
