@@ -215,7 +215,7 @@ func TestFusionOrder(t *testing.T) {
 	fused := newSearcher(t, semsearch.Options{Model: model, Keyword: keyword})
 	names, err = fused.Search(t.Context(), "q", abc)
 	require.NoError(t, err)
-	// a: 1/61 + 1/62, c: 1/63 + 1/61, b: 1/62.
+	// a: 1/6 + 1/7, c: 1/8 + 1/6, b: 1/7.
 	assert.Equal(t, []string{"a", "c", "b"}, names)
 
 	// The constant k decides how much a first rank is worth against two
@@ -225,7 +225,7 @@ func TestFusionOrder(t *testing.T) {
 	keyword4 := func(context.Context, string, []ai.SearchCandidate) ([]string, error) { return []string{"d", "b"}, nil }
 	names, err = newSearcher(t, semsearch.Options{Model: model4, Keyword: keyword4}).Search(t.Context(), "q", abcd)
 	require.NoError(t, err)
-	// k 60: b 2/62, d 1/64 + 1/61, a 1/61, c 1/63.
+	// k 5: b 2/7, d 1/9 + 1/6, a 1/6, c 1/8.
 	assert.Equal(t, []string{"b", "d", "a", "c"}, names)
 	names, err = newSearcher(t, semsearch.Options{Model: model4, Keyword: keyword4, FusionK: 1}).Search(t.Context(), "q", abcd)
 	require.NoError(t, err)
@@ -428,4 +428,76 @@ func TestOptionsReachTheModel(t *testing.T) {
 	assert.Equal(t, queryOpts, queries[0].ProviderOptions)
 	assert.Equal(t, 16, docs[0].Dimensions)
 	assert.Equal(t, 16, queries[0].Dimensions)
+}
+
+// TestKeywordFirstSentences keeps the keyword ranking's order at the head
+// of the results for requests of several sentences, and fuses the others.
+func TestKeywordFirstSentences(t *testing.T) {
+	const long = "Send the report. Then book a flight; and what is the weather?"
+	const short = "send the report"
+	// Semantic ranking a, b, c, d for both requests; keyword ranking d, b.
+	model := vectorModel(map[string][]float64{
+		long: {1, 0}, short: {1, 0},
+		"a": {1, 0.1}, "b": {1, 0.5}, "c": {1, 1}, "d": {1, 2},
+	})
+	abcd := append(slices.Clone(abc), ai.SearchCandidate{Name: "d"})
+	keyword := func(context.Context, string, []ai.SearchCandidate) ([]string, error) { return []string{"d", "b"}, nil }
+	s := newSearcher(t, semsearch.Options{Model: model, Keyword: keyword, FusionK: 60, KeywordFirstSentences: 3})
+
+	names, err := s.Search(t.Context(), long, abcd)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"d", "b", "a", "c"}, names, "three sentences: the keyword ranking first, then the fused rest")
+
+	names, err = s.Search(t.Context(), short, abcd)
+	require.NoError(t, err)
+	// b 2/62, d 1/64 + 1/61, a 1/61, c 1/63.
+	assert.Equal(t, []string{"b", "d", "a", "c"}, names, "one sentence: fused")
+
+	names, err = newSearcher(t, semsearch.Options{Model: model, Keyword: keyword, FusionK: 60, KeywordFirstSentences: 4}).Search(t.Context(), long, abcd)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "d", "a", "c"}, names, "fewer sentences than asked: fused")
+
+	names, err = newSearcher(t, semsearch.Options{Model: model, KeywordFirstSentences: 3}).Search(t.Context(), long, abcd)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b", "c", "d"}, names, "no keyword ranking: semantic order")
+
+	_, err = semsearch.New(semsearch.Options{Model: model, KeywordFirstSentences: -1})
+	assert.Error(t, err)
+}
+
+func TestSentences(t *testing.T) {
+	for q, want := range map[string]int{
+		"":                       0,
+		"send an email":          1,
+		"Send it. Book a flight": 2,
+		"Send it.Book v1.2 now":  1,
+		"What? Why!\nHow; when.": 4,
+		"  .  ; ok .":            1,
+		"one.\n\ntwo":            2,
+	} {
+		assert.Equal(t, want, semsearch.Sentences(q), "%q", q)
+	}
+}
+
+// TestDefaultFusionK checks the default constant of fusion on a case
+// where it decides: a tool first in one ranking and sixth in the other
+// against tools ranked third and third, or fourth and second.
+func TestDefaultFusionK(t *testing.T) {
+	model := vectorModel(map[string][]float64{
+		"q": {1, 0},
+		"a": {1, 0.1}, "b": {1, 0.5}, "c": {1, 1}, "d": {1, 2}, "f": {1, 3}, "e": {1, 4},
+	})
+	tools := []ai.SearchCandidate{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}, {Name: "f"}}
+	// Semantic ranking a, b, c, d, f, e; keyword ranking e, d, c.
+	keyword := func(context.Context, string, []ai.SearchCandidate) ([]string, error) {
+		return []string{"e", "d", "c"}, nil
+	}
+	names, err := newSearcher(t, semsearch.Options{Model: model, Keyword: keyword}).Search(t.Context(), "q", tools)
+	require.NoError(t, err)
+	// k 5: e 1/11 + 1/6, d 1/9 + 1/7, c 2/8, a 1/6, b 1/7, f 1/10.
+	assert.Equal(t, []string{"e", "d", "c", "a", "b", "f"}, names)
+	names, err = newSearcher(t, semsearch.Options{Model: model, Keyword: keyword, FusionK: 60}).Search(t.Context(), "q", tools)
+	require.NoError(t, err)
+	// k 60: d 1/64 + 1/62, c 2/63, e 1/66 + 1/61, a 1/61, b 1/62, f 1/65.
+	assert.Equal(t, []string{"d", "c", "e", "a", "b", "f"}, names)
 }

@@ -34,19 +34,21 @@ func main() {
 	k1 := flag.Float64("k1", 0, "bm25: term-frequency saturation (0 means the package default)")
 	b := flag.Float64("b", 0, "bm25: length normalisation, 0 to 1 (0 means the package default)")
 	nameWeight := flag.Float64("name-weight", 0, "bm25: weight of the name field (0 means the package default)")
+	fusionK := flag.Int("fusion-k", 0, "semantic+bm25: constant of reciprocal rank fusion (0 means the semsearch default)")
+	keywordFirst := flag.Int("keyword-first-sentences", 0, "semantic+bm25: requests of at least this many sentences keep BM25's first ten results first (semsearch.Options.KeywordFirstSentences; 0: off)")
 	synonyms := flag.Bool("synonyms", false, "bm25: also match words related in WordNet (bm25.Options.Synonyms)")
 	flag.Parse()
 	if *dataset == "" || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*dataset, *ranker, *embedder, &bm25.Options{K1: *k1, B: *b, NameWeight: *nameWeight, Synonyms: *synonyms}); err != nil {
+	if err := run(*dataset, *ranker, *embedder, &bm25.Options{K1: *k1, B: *b, NameWeight: *nameWeight, Synonyms: *synonyms}, fusionOptions{k: *fusionK, keywordFirst: *keywordFirst}); err != nil {
 		fmt.Fprintln(os.Stderr, "toolret:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path, ranker, embedder string, opts *bm25.Options) error {
+func run(path, ranker, embedder string, opts *bm25.Options, fusion fusionOptions) error {
 	d, err := toolret.Load(path)
 	if err != nil {
 		return err
@@ -56,7 +58,7 @@ func run(path, ranker, embedder string, opts *bm25.Options) error {
 		if embedder == "" {
 			return fmt.Errorf("-ranker %s needs -embedder", ranker)
 		}
-		search, err = semanticRanker(context.Background(), d, ranker, embedder, opts)
+		search, err = semanticRanker(context.Background(), d, ranker, embedder, opts, fusion)
 	} else {
 		search, err = toolret.Ranker(ranker, opts)
 	}

@@ -55,7 +55,7 @@ func orDefault(v, d string) string {
 // semanticRanker returns the search function of "semantic" or
 // "semantic+bm25" over embedder, fused with BM25 with bm25opts. The dataset's requests are embedded up
 // front, in batches, so that measuring makes few model calls.
-func semanticRanker(ctx context.Context, d *toolret.Dataset, ranker, embedder string, bm25opts *bm25.Options) (ai.SearchFunc, error) {
+func semanticRanker(ctx context.Context, d *toolret.Dataset, ranker, embedder string, bm25opts *bm25.Options, fusion fusionOptions) (ai.SearchFunc, error) {
 	model, err := embeddingModel(embedder)
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func semanticRanker(ctx context.Context, d *toolret.Dataset, ranker, embedder st
 	for i, q := range queries {
 		cached.vectors[q] = res.Embeddings[i]
 	}
-	opts := semsearch.Options{Model: cached, MaxParallelCalls: 4}
+	opts := semsearch.Options{Model: cached, MaxParallelCalls: 4, FusionK: fusion.k, KeywordFirstSentences: fusion.keywordFirst}
 	if ranker == "semantic+bm25" {
 		opts.Keyword = bm25.Search(bm25opts)
 	}
@@ -83,6 +83,13 @@ func semanticRanker(ctx context.Context, d *toolret.Dataset, ranker, embedder st
 		return nil, err
 	}
 	return s.Search, nil
+}
+
+// fusionOptions are the semsearch options of "semantic+bm25" that the
+// command's flags set (zero: the package defaults).
+type fusionOptions struct {
+	k            int
+	keywordFirst int
 }
 
 // cachedModel answers calls whose values it has embeddings for, and passes

@@ -1,0 +1,4 @@
+package semsearch
+
+// Sentences exposes sentences to the tests.
+var Sentences = sentences
