@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // Typed tool input keeps encoding/json's semantics, and its error messages
@@ -11,9 +12,11 @@ import (
 // struct field in.tags".)
 func TestTypedInputDecodesAsEncodingJSON(t *testing.T) {
 	type in struct {
-		City string   `json:"city"`
-		Days int      `json:"days"`
-		Tags []string `json:"tags,omitempty"`
+		City string          `json:"city"`
+		Days int             `json:"days"`
+		Tags []string        `json:"tags,omitempty"`
+		Raw  json.RawMessage `json:"raw,omitempty"`
+		When time.Time       `json:"when,omitzero"`
 	}
 	dec := decoderFor[in]()
 	for _, text := range []string{
@@ -25,6 +28,8 @@ func TestTypedInputDecodesAsEncodingJSON(t *testing.T) {
 		`{"city":"Paris","days":3.5}`,
 		`{"tags":[1]}`,
 		`{"city":"\ud800"}`,
+		`{"raw":{"a":[1, 2]},"when":"2026-12-05T10:00:00Z"}`, // methods of the field types
+		`{"when":"yesterday"}`,
 	} {
 		want := new(in)
 		wantErr := json.Unmarshal([]byte(text), want)
@@ -38,7 +43,8 @@ func TestTypedInputDecodesAsEncodingJSON(t *testing.T) {
 			}
 			continue
 		}
-		if g := *got.(*in); g.City != want.City || g.Days != want.Days || len(g.Tags) != len(want.Tags) {
+		if g := *got.(*in); g.City != want.City || g.Days != want.Days || len(g.Tags) != len(want.Tags) ||
+			string(g.Raw) != string(want.Raw) || !g.When.Equal(want.When) {
 			t.Errorf("%s: decoded %+v, encoding/json %+v", text, g, *want)
 		}
 	}
