@@ -56,6 +56,7 @@ import (
 	"sync"
 
 	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/internal/sentences"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -234,7 +235,7 @@ func (s *Searcher) Search(ctx context.Context, query string, candidates []ai.Sea
 		return nil, err
 	}
 	fused := Fuse(s.opts.FusionK, semantic, keyword)
-	if n := s.opts.KeywordFirstSentences; n > 0 && sentences(query) >= n {
+	if n := s.opts.KeywordFirstSentences; n > 0 && sentences.Count(query) >= n {
 		fused = keywordFirst(keyword, fused)
 	}
 	if len(fused) > s.opts.Limit {
@@ -541,26 +542,4 @@ func keywordFirst(keyword, fused []string) []string {
 		}
 	}
 	return out
-}
-
-// sentences counts the sentences of a request: the runs of text ended by
-// '?', '!', ';', a line break, a full stop followed by a space, or the end.
-func sentences(q string) int {
-	n, text := 0, false
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		switch {
-		case c == '?' || c == '!' || c == ';' || c == '\n' || c == '.' && (i+1 == len(q) || q[i+1] == ' '):
-			if text {
-				n++
-			}
-			text = false
-		case c != ' ' && c != '\t' && c != '\r':
-			text = true
-		}
-	}
-	if text {
-		n++
-	}
-	return n
 }

@@ -465,20 +465,6 @@ func TestKeywordFirstSentences(t *testing.T) {
 	assert.Error(t, err)
 }
 
-func TestSentences(t *testing.T) {
-	for q, want := range map[string]int{
-		"":                       0,
-		"send an email":          1,
-		"Send it. Book a flight": 2,
-		"Send it.Book v1.2 now":  1,
-		"What? Why!\nHow; when.": 4,
-		"  .  ; ok .":            1,
-		"one.\n\ntwo":            2,
-	} {
-		assert.Equal(t, want, semsearch.Sentences(q), "%q", q)
-	}
-}
-
 // TestDefaultFusionK checks the default constant of fusion on a case
 // where it decides: a tool first in one ranking and sixth in the other
 // against tools ranked third and third, or fourth and second.

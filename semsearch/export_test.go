@@ -1,4 +1,0 @@
-package semsearch
-
-// Sentences exposes sentences to the tests.
-var Sentences = sentences
