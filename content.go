@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 
+	"github.com/aisdkgo/ai/internal/wirejson"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -239,7 +240,7 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 		Title            string           `json:"title,omitempty"`
 		ToolMetadata     map[string]any   `json:"toolMetadata,omitempty"`
 		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"tool-call", c.ToolCallID, c.ToolName, jsonOrNull(c.Input), c.ProviderExecuted, c.Dynamic, c.Invalid, errText, c.Title, c.ToolMetadata, c.ProviderMetadata})
+	}{"tool-call", c.ToolCallID, c.ToolName, wirejson.OrNull(c.Input), c.ProviderExecuted, c.Dynamic, c.Invalid, errText, c.Title, c.ToolMetadata, c.ProviderMetadata})
 }
 
 // toolOutcomeJSON is the shape of a tool's outcome: a result has an output
@@ -265,10 +266,10 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 		output = r.outputJSON
 	}
 	if output == nil {
-		output = jsonOrNull(nil)
+		output = wirejson.OrNull(nil)
 	}
 	return json.Marshal(toolOutcomeJSON{Type: "tool-result", ToolCallID: r.ToolCallID, ToolName: r.ToolName,
-		Input: jsonOrNull(r.Input), Output: output, ProviderExecuted: r.ProviderExecuted, Dynamic: r.Dynamic,
+		Input: wirejson.OrNull(r.Input), Output: output, ProviderExecuted: r.ProviderExecuted, Dynamic: r.Dynamic,
 		Preliminary: r.Preliminary, ToolMetadata: r.ToolMetadata, ProviderMetadata: r.ProviderMetadata})
 }
 
@@ -277,7 +278,7 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 func (e ToolError) MarshalJSON() ([]byte, error) {
 	msg := errorText(e.Error)
 	return json.Marshal(toolOutcomeJSON{Type: "tool-error", ToolCallID: e.ToolCallID, ToolName: e.ToolName,
-		Input: jsonOrNull(e.Input), Error: &msg, ProviderExecuted: e.ProviderExecuted, Dynamic: e.Dynamic,
+		Input: wirejson.OrNull(e.Input), Error: &msg, ProviderExecuted: e.ProviderExecuted, Dynamic: e.Dynamic,
 		ToolMetadata: e.ToolMetadata, ProviderMetadata: e.ProviderMetadata})
 }
 
@@ -303,13 +304,6 @@ func (r ToolApprovalResponse) MarshalJSON() ([]byte, error) {
 		Reason           string   `json:"reason,omitempty"`
 		ProviderExecuted bool     `json:"providerExecuted,omitempty"`
 	}{"tool-approval-response", r.ApprovalID, r.ToolCall, r.Approved, r.Reason, r.ProviderExecuted})
-}
-
-func jsonOrNull(v json.RawMessage) json.RawMessage {
-	if len(v) == 0 {
-		return json.RawMessage("null")
-	}
-	return v
 }
 
 // FinishReason is the provider-independent reason a model stopped.

@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 
+	"github.com/aisdkgo/ai/internal/wirejson"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -300,14 +301,10 @@ func (Start) MarshalJSON() ([]byte, error) { return []byte(`{"type":"start"}`), 
 
 // MarshalJSON writes the part in the TypeScript AI SDK's shape.
 func (p StartStep) MarshalJSON() ([]byte, error) {
-	w := p.Warnings
-	if w == nil {
-		w = []Warning{}
-	}
 	return json.Marshal(struct {
 		Type     string    `json:"type"`
 		Warnings []Warning `json:"warnings"`
-	}{"start-step", w})
+	}{"start-step", wirejson.NonNil(p.Warnings)})
 }
 
 // deltaJSON is the shape of the text and reasoning deltas.

@@ -1,0 +1,27 @@
+// Package wirejson holds the small rules the JSON forms of packages ai and
+// provider share: an absent JSON value is written as null, a nil list as [].
+package wirejson
+
+import "encoding/json"
+
+// null is the JSON text OrNull returns for an empty value.
+var null = json.RawMessage("null")
+
+// OrNull returns v, or the JSON null when v is empty, so that a field which
+// must be present is never written as invalid JSON. The null it returns is
+// shared: callers write it out and never change its bytes.
+func OrNull(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return null
+	}
+	return v
+}
+
+// NonNil returns s, or an empty list when s is nil, so that a list which
+// must be present is written as [] rather than null.
+func NonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
