@@ -608,16 +608,12 @@ func unmarshalPart(data []byte) (any, error) {
 	switch p.Type {
 	case "text":
 		return TextPart{Text: p.Text, ProviderOptions: p.ProviderOptions}, nil
-	case "image":
-		d, err := unmarshalFileData(p.Image)
-		if err != nil {
-			return nil, err
-		}
+	case "image": // the older form of a file part, without a file name
 		mt := p.MediaType
 		if mt == "" {
 			mt = "image"
 		}
-		return FilePart{Data: d, MediaType: mt, ProviderOptions: p.ProviderOptions}, nil
+		return unmarshalFilePart(p.Image, mt, "", p.ProviderOptions)
 	case "file":
 		return unmarshalFilePart(p.Data, p.MediaType, p.Filename, p.ProviderOptions)
 	case "reasoning":
