@@ -4,15 +4,12 @@ package wirejson
 
 import "encoding/json"
 
-// null is the JSON text OrNull returns for an empty value.
-var null = json.RawMessage("null")
-
 // OrNull returns v, or the JSON null when v is empty, so that a field which
-// must be present is never written as invalid JSON. The null it returns is
-// shared: callers write it out and never change its bytes.
+// must be present is never written as invalid JSON. Each null it returns is
+// a new slice, so a caller may keep it in a value it hands out.
 func OrNull(v json.RawMessage) json.RawMessage {
 	if len(v) == 0 {
-		return null
+		return json.RawMessage("null")
 	}
 	return v
 }

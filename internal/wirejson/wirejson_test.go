@@ -27,6 +27,15 @@ func TestOrNull(t *testing.T) {
 	}
 }
 
+// A null kept by one caller is not changed by another.
+func TestOrNullFresh(t *testing.T) {
+	a := OrNull(nil)
+	a[0] = 'x'
+	if b := OrNull(nil); string(b) != "null" {
+		t.Fatalf("OrNull(nil) = %s after another caller changed its null", b)
+	}
+}
+
 func TestNonNil(t *testing.T) {
 	for _, tc := range []struct {
 		in   []int
