@@ -22,32 +22,21 @@ type ContentPart interface {
 // Citation ties a span of text to a [Source].
 type Citation = provider.Citation
 
-// Text is generated text.
-type Text struct {
-	Text             string
-	ProviderMetadata ProviderMetadata
-	Citations        []Citation
-}
+// Text is generated text. Its fields are those of [provider.Text]: Text,
+// ProviderMetadata and Citations.
+type Text provider.Text
 
-// Reasoning is generated reasoning.
-type Reasoning struct {
-	Text             string
-	ProviderMetadata ProviderMetadata
-}
+// Reasoning is generated reasoning. Its fields are those of
+// [provider.Reasoning]: Text and ProviderMetadata.
+type Reasoning provider.Reasoning
 
-// File is a generated file. Data is a [FileBytes] or a [FileURL].
-type File struct {
-	MediaType        string
-	Data             FileData
-	ProviderMetadata ProviderMetadata
-}
+// File is a generated file. Its fields are those of [provider.File]:
+// MediaType, Data (a [FileBytes] or a [FileURL]) and ProviderMetadata.
+type File provider.File
 
-// ReasoningFile is a file generated while reasoning.
-type ReasoningFile struct {
-	MediaType        string
-	Data             FileData
-	ProviderMetadata ProviderMetadata
-}
+// ReasoningFile is a file generated while reasoning. Its fields are those
+// of [provider.ReasoningFile]: MediaType, Data and ProviderMetadata.
+type ReasoningFile provider.ReasoningFile
 
 // SourceType says what a [Source] points at.
 type SourceType = provider.SourceType
@@ -58,25 +47,16 @@ const (
 	SourceDocument = provider.SourceDocument
 )
 
-// Source is a source the model used: a URL or a document.
-type Source struct {
-	SourceType SourceType
-	ID         string
-	// URL is set for URL sources.
-	URL string
-	// MediaType and Filename are set for document sources.
-	MediaType        string
-	Filename         string
-	Title            string
-	ProviderMetadata ProviderMetadata
-}
+// Source is a source the model used: a URL or a document. Its fields are
+// those of [provider.Source]: SourceType, ID, URL (for URL sources),
+// MediaType and Filename (for document sources), Title and
+// ProviderMetadata.
+type Source provider.Source
 
 // Custom is provider-specific output identified by Kind
-// ("<provider>.<type>").
-type Custom struct {
-	Kind             string
-	ProviderMetadata ProviderMetadata
-}
+// ("<provider>.<type>"). Its fields are those of [provider.Custom]: Kind and
+// ProviderMetadata.
+type Custom provider.Custom
 
 // ToolCall is a tool call of the model, after parsing and validation.
 type ToolCall struct {
