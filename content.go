@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 
+	"github.com/aisdkgo/ai/internal/wirejson"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -21,32 +22,21 @@ type ContentPart interface {
 // Citation ties a span of text to a [Source].
 type Citation = provider.Citation
 
-// Text is generated text.
-type Text struct {
-	Text             string
-	ProviderMetadata ProviderMetadata
-	Citations        []Citation
-}
+// Text is generated text. Its fields are those of [provider.Text]: Text,
+// ProviderMetadata and Citations.
+type Text provider.Text
 
-// Reasoning is generated reasoning.
-type Reasoning struct {
-	Text             string
-	ProviderMetadata ProviderMetadata
-}
+// Reasoning is generated reasoning. Its fields are those of
+// [provider.Reasoning]: Text and ProviderMetadata.
+type Reasoning provider.Reasoning
 
-// File is a generated file. Data is a [FileBytes] or a [FileURL].
-type File struct {
-	MediaType        string
-	Data             FileData
-	ProviderMetadata ProviderMetadata
-}
+// File is a generated file. Its fields are those of [provider.File]:
+// MediaType, Data (a [FileBytes] or a [FileURL]) and ProviderMetadata.
+type File provider.File
 
-// ReasoningFile is a file generated while reasoning.
-type ReasoningFile struct {
-	MediaType        string
-	Data             FileData
-	ProviderMetadata ProviderMetadata
-}
+// ReasoningFile is a file generated while reasoning. Its fields are those
+// of [provider.ReasoningFile]: MediaType, Data and ProviderMetadata.
+type ReasoningFile provider.ReasoningFile
 
 // SourceType says what a [Source] points at.
 type SourceType = provider.SourceType
@@ -57,25 +47,16 @@ const (
 	SourceDocument = provider.SourceDocument
 )
 
-// Source is a source the model used: a URL or a document.
-type Source struct {
-	SourceType SourceType
-	ID         string
-	// URL is set for URL sources.
-	URL string
-	// MediaType and Filename are set for document sources.
-	MediaType        string
-	Filename         string
-	Title            string
-	ProviderMetadata ProviderMetadata
-}
+// Source is a source the model used: a URL or a document. Its fields are
+// those of [provider.Source]: SourceType, ID, URL (for URL sources),
+// MediaType and Filename (for document sources), Title and
+// ProviderMetadata.
+type Source provider.Source
 
 // Custom is provider-specific output identified by Kind
-// ("<provider>.<type>").
-type Custom struct {
-	Kind             string
-	ProviderMetadata ProviderMetadata
-}
+// ("<provider>.<type>"). Its fields are those of [provider.Custom]: Kind and
+// ProviderMetadata.
+type Custom provider.Custom
 
 // ToolCall is a tool call of the model, after parsing and validation.
 type ToolCall struct {
@@ -239,7 +220,7 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 		Title            string           `json:"title,omitempty"`
 		ToolMetadata     map[string]any   `json:"toolMetadata,omitempty"`
 		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"tool-call", c.ToolCallID, c.ToolName, jsonOrNull(c.Input), c.ProviderExecuted, c.Dynamic, c.Invalid, errText, c.Title, c.ToolMetadata, c.ProviderMetadata})
+	}{"tool-call", c.ToolCallID, c.ToolName, wirejson.OrNull(c.Input), c.ProviderExecuted, c.Dynamic, c.Invalid, errText, c.Title, c.ToolMetadata, c.ProviderMetadata})
 }
 
 // toolOutcomeJSON is the shape of a tool's outcome: a result has an output
@@ -265,10 +246,10 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 		output = r.outputJSON
 	}
 	if output == nil {
-		output = jsonOrNull(nil)
+		output = wirejson.OrNull(nil)
 	}
 	return json.Marshal(toolOutcomeJSON{Type: "tool-result", ToolCallID: r.ToolCallID, ToolName: r.ToolName,
-		Input: jsonOrNull(r.Input), Output: output, ProviderExecuted: r.ProviderExecuted, Dynamic: r.Dynamic,
+		Input: wirejson.OrNull(r.Input), Output: output, ProviderExecuted: r.ProviderExecuted, Dynamic: r.Dynamic,
 		Preliminary: r.Preliminary, ToolMetadata: r.ToolMetadata, ProviderMetadata: r.ProviderMetadata})
 }
 
@@ -277,7 +258,7 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 func (e ToolError) MarshalJSON() ([]byte, error) {
 	msg := errorText(e.Error)
 	return json.Marshal(toolOutcomeJSON{Type: "tool-error", ToolCallID: e.ToolCallID, ToolName: e.ToolName,
-		Input: jsonOrNull(e.Input), Error: &msg, ProviderExecuted: e.ProviderExecuted, Dynamic: e.Dynamic,
+		Input: wirejson.OrNull(e.Input), Error: &msg, ProviderExecuted: e.ProviderExecuted, Dynamic: e.Dynamic,
 		ToolMetadata: e.ToolMetadata, ProviderMetadata: e.ProviderMetadata})
 }
 
@@ -303,13 +284,6 @@ func (r ToolApprovalResponse) MarshalJSON() ([]byte, error) {
 		Reason           string   `json:"reason,omitempty"`
 		ProviderExecuted bool     `json:"providerExecuted,omitempty"`
 	}{"tool-approval-response", r.ApprovalID, r.ToolCall, r.Approved, r.Reason, r.ProviderExecuted})
-}
-
-func jsonOrNull(v json.RawMessage) json.RawMessage {
-	if len(v) == 0 {
-		return json.RawMessage("null")
-	}
-	return v
 }
 
 // FinishReason is the provider-independent reason a model stopped.

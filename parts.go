@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 
+	"github.com/aisdkgo/ai/internal/wirejson"
 	"github.com/aisdkgo/ai/provider"
 )
 
@@ -38,50 +39,35 @@ type Part interface {
 	isPart()
 }
 
-// TextStart opens a text block.
-type TextStart struct {
-	ID               string
-	ProviderMetadata ProviderMetadata
-}
+// TextStart opens a text block. Its fields are those of
+// [provider.TextStart]: ID and ProviderMetadata.
+type TextStart provider.TextStart
 
-// TextEnd closes a text block.
-type TextEnd struct {
-	ID               string
-	Citations        []Citation
-	ProviderMetadata ProviderMetadata
-}
+// TextEnd closes a text block. Its fields are those of [provider.TextEnd]:
+// ID, Citations and ProviderMetadata.
+type TextEnd provider.TextEnd
 
-// ReasoningStart opens a reasoning block.
-type ReasoningStart struct {
-	ID               string
-	ProviderMetadata ProviderMetadata
-}
+// ReasoningStart opens a reasoning block. Its fields are those of
+// [provider.ReasoningStart]: ID and ProviderMetadata.
+type ReasoningStart provider.ReasoningStart
 
-// ReasoningEnd closes a reasoning block.
-type ReasoningEnd struct {
-	ID               string
-	ProviderMetadata ProviderMetadata
-}
+// ReasoningEnd closes a reasoning block. Its fields are those of
+// [provider.ReasoningEnd]: ID and ProviderMetadata.
+type ReasoningEnd provider.ReasoningEnd
 
-// ToolInputDelta is a piece of a tool call's input text. ID is the tool
-// call id.
-type ToolInputDelta struct {
-	ID               string
-	Delta            string
-	ProviderMetadata ProviderMetadata
-}
+// ToolInputDelta is a piece of a tool call's input text. Its fields are
+// those of [provider.ToolInputDelta]: ID (the tool call id), Delta and
+// ProviderMetadata.
+type ToolInputDelta provider.ToolInputDelta
 
-// ToolInputEnd closes a tool call's input.
-type ToolInputEnd struct {
-	ID               string
-	ProviderMetadata ProviderMetadata
-}
+// ToolInputEnd closes a tool call's input. Its fields are those of
+// [provider.ToolInputEnd]: ID (the tool call id) and ProviderMetadata.
+type ToolInputEnd provider.ToolInputEnd
 
 // Raw is an unparsed provider chunk, streamed when
-// [GenerateTextOptions.IncludeRawChunks] is set.
-type Raw struct {
-	RawValue json.RawMessage
-}
+// [GenerateTextOptions.IncludeRawChunks] is set. Its one field is that of
+// [provider.Raw]: RawValue.
+type Raw provider.Raw
 
 // Ping keeps a stream alive; it carries nothing.
 type Ping struct{}
@@ -300,14 +286,10 @@ func (Start) MarshalJSON() ([]byte, error) { return []byte(`{"type":"start"}`), 
 
 // MarshalJSON writes the part in the TypeScript AI SDK's shape.
 func (p StartStep) MarshalJSON() ([]byte, error) {
-	w := p.Warnings
-	if w == nil {
-		w = []Warning{}
-	}
 	return json.Marshal(struct {
 		Type     string    `json:"type"`
 		Warnings []Warning `json:"warnings"`
-	}{"start-step", w})
+	}{"start-step", wirejson.NonNil(p.Warnings)})
 }
 
 // deltaJSON is the shape of the text and reasoning deltas.

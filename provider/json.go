@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/aisdkgo/ai/internal/wirejson"
 )
 
 // This file gives every union value the JSON shape of the TypeScript AI SDK:
@@ -18,17 +20,17 @@ func (m SystemMessage) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m UserMessage) MarshalJSON() ([]byte, error) {
-	return marshalMessage(RoleUser, nonNil(m.Content), m.ProviderOptions)
+	return marshalMessage(RoleUser, wirejson.NonNil(m.Content), m.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m AssistantMessage) MarshalJSON() ([]byte, error) {
-	return marshalMessage(RoleAssistant, nonNil(m.Content), m.ProviderOptions)
+	return marshalMessage(RoleAssistant, wirejson.NonNil(m.Content), m.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (m ToolMessage) MarshalJSON() ([]byte, error) {
-	return marshalMessage(RoleTool, nonNil(m.Content), m.ProviderOptions)
+	return marshalMessage(RoleTool, wirejson.NonNil(m.Content), m.ProviderOptions)
 }
 
 // marshalMessage writes the shape all messages share; content is a string
@@ -39,13 +41,6 @@ func marshalMessage[C any](role Role, content C, po ProviderOptions) ([]byte, er
 		Content         C               `json:"content"`
 		ProviderOptions ProviderOptions `json:"providerOptions,omitempty"`
 	}{role, content, po})
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // textPartJSON is the shape of the text and reasoning parts.
@@ -103,7 +98,7 @@ func (p ToolCallPart) MarshalJSON() ([]byte, error) {
 		Input            json.RawMessage `json:"input"`
 		ProviderExecuted bool            `json:"providerExecuted,omitempty"`
 		ProviderOptions  ProviderOptions `json:"providerOptions,omitempty"`
-	}{"tool-call", p.ToolCallID, p.ToolName, jsonOrNull(p.Input), p.ProviderExecuted, p.ProviderOptions})
+	}{"tool-call", p.ToolCallID, p.ToolName, wirejson.OrNull(p.Input), p.ProviderExecuted, p.ProviderOptions})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -143,13 +138,6 @@ func (p ToolApprovalResponsePart) MarshalJSON() ([]byte, error) {
 	}{"tool-approval-response", p.ApprovalID, p.Approved, p.Reason, p.ProviderExecuted, p.ProviderOptions})
 }
 
-func jsonOrNull(v json.RawMessage) json.RawMessage {
-	if len(v) == 0 {
-		return json.RawMessage("null")
-	}
-	return v
-}
-
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o TextOutput) MarshalJSON() ([]byte, error) {
 	return marshalOutput("text", o.Value, o.ProviderOptions)
@@ -157,7 +145,7 @@ func (o TextOutput) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o JSONOutput) MarshalJSON() ([]byte, error) {
-	return marshalOutput("json", jsonOrNull(o.Value), o.ProviderOptions)
+	return marshalOutput("json", wirejson.OrNull(o.Value), o.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -176,12 +164,12 @@ func (o ErrorTextOutput) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o ErrorJSONOutput) MarshalJSON() ([]byte, error) {
-	return marshalOutput("error-json", jsonOrNull(o.Value), o.ProviderOptions)
+	return marshalOutput("error-json", wirejson.OrNull(o.Value), o.ProviderOptions)
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
 func (o ContentOutput) MarshalJSON() ([]byte, error) {
-	return marshalOutput("content", nonNil(o.Value), o.ProviderOptions)
+	return marshalOutput("content", wirejson.NonNil(o.Value), o.ProviderOptions)
 }
 
 // marshalOutput writes the shape the tool result outputs with a value
@@ -239,7 +227,7 @@ func (t FunctionTool) MarshalJSON() ([]byte, error) {
 		examples = make([]example, 0, len(t.InputExamples))
 	}
 	for _, e := range t.InputExamples {
-		examples = append(examples, example{jsonOrNull(e)})
+		examples = append(examples, example{wirejson.OrNull(e)})
 	}
 	return json.Marshal(struct {
 		Type            string          `json:"type"`
@@ -249,7 +237,7 @@ func (t FunctionTool) MarshalJSON() ([]byte, error) {
 		InputExamples   []example       `json:"inputExamples,omitzero"`
 		Strict          *bool           `json:"strict,omitempty"`
 		ProviderOptions ProviderOptions `json:"providerOptions,omitzero"`
-	}{"function", t.Name, t.Description, jsonOrNull(t.InputSchema), examples, t.Strict, t.ProviderOptions})
+	}{"function", t.Name, t.Description, wirejson.OrNull(t.InputSchema), examples, t.Strict, t.ProviderOptions})
 }
 
 // MarshalJSON writes the provider tool definition as
@@ -353,7 +341,7 @@ func (c ToolResult) MarshalJSON() ([]byte, error) {
 		Preliminary      bool             `json:"preliminary,omitempty"`
 		Dynamic          bool             `json:"dynamic,omitempty"`
 		ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-	}{"tool-result", c.ToolCallID, c.ToolName, jsonOrNull(c.Result), c.IsError, c.Preliminary, c.Dynamic, c.ProviderMetadata})
+	}{"tool-result", c.ToolCallID, c.ToolName, wirejson.OrNull(c.Result), c.IsError, c.Preliminary, c.Dynamic, c.ProviderMetadata})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -371,7 +359,7 @@ func (p StreamStart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type     string    `json:"type"`
 		Warnings []Warning `json:"warnings"`
-	}{"stream-start", nonNil(p.Warnings)})
+	}{"stream-start", wirejson.NonNil(p.Warnings)})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -464,7 +452,7 @@ func (p Raw) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Type     string          `json:"type"`
 		RawValue json.RawMessage `json:"rawValue"`
-	}{"raw", jsonOrNull(p.RawValue)})
+	}{"raw", wirejson.OrNull(p.RawValue)})
 }
 
 // MarshalJSON writes the value in the JSON shape of the TypeScript AI SDK.
@@ -620,16 +608,12 @@ func unmarshalPart(data []byte) (any, error) {
 	switch p.Type {
 	case "text":
 		return TextPart{Text: p.Text, ProviderOptions: p.ProviderOptions}, nil
-	case "image":
-		d, err := unmarshalFileData(p.Image)
-		if err != nil {
-			return nil, err
-		}
+	case "image": // the older form of a file part, without a file name
 		mt := p.MediaType
 		if mt == "" {
 			mt = "image"
 		}
-		return FilePart{Data: d, MediaType: mt, ProviderOptions: p.ProviderOptions}, nil
+		return unmarshalFilePart(p.Image, mt, "", p.ProviderOptions)
 	case "file":
 		return unmarshalFilePart(p.Data, p.MediaType, p.Filename, p.ProviderOptions)
 	case "reasoning":

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/internal/wirejson"
 )
 
 // Chunk is one event of a UI message stream. The chunk types are the
@@ -544,12 +545,8 @@ func (c Data) wire() any {
 	}{c.ChunkType(), c.ID, c.Data, c.Transient}
 }
 
-func orNull(v json.RawMessage) json.RawMessage {
-	if len(v) == 0 {
-		return json.RawMessage("null")
-	}
-	return v
-}
+// orNull is [wirejson.OrNull]: an empty value as the JSON null.
+func orNull(v json.RawMessage) json.RawMessage { return wirejson.OrNull(v) }
 
 // Marshal returns the JSON form of a chunk as it is sent: compact, with
 // "<", ">" and "&" left unescaped.
