@@ -14,6 +14,12 @@
 //     it and shorter ones (of four letters or more) that it begins with,
 //     which joins forms the stemmer keeps apart ("financ" and "financi",
 //     from "finance" and "financial");
+//   - a tool's score is multiplied by 1 plus the share of its own words
+//     (weighted as in its score, rare ones more) that the request has, so
+//     that of two tools matching a request alike, the one the request
+//     describes more fully ranks first ("information about plants" puts
+//     the tool that gives information on plants above the one about plant
+//     diseases and pests);
 //   - a request of three sentences or more, which usually asks for several
 //     things, has its best tools reordered so that each next tool adds most
 //     to what the ones above it have not covered yet: a term counts a
@@ -250,6 +256,11 @@ type Index struct {
 	// their impact, by term id, for coverage ordering.
 	docTerms []termImpact
 	docStart []int32
+	// pair tells, by term id, the terms that are pairs of stems.
+	pair []bool
+	// whole holds, by tool, the sum of idf times impact of its single-stem
+	// terms: what its coverage by a request is a share of.
+	whole []float64
 }
 
 // postingsOf returns the tools that have term id.
@@ -389,9 +400,20 @@ func build(catalog []ai.SearchCandidate, p *params) *Index {
 			fill[e.doc]++
 		}
 	}
-	for t := range x.terms {
-		if !strings.Contains(t, " ") {
+	x.pair = make([]bool, len(entries))
+	for t, id := range x.terms {
+		if strings.Contains(t, " ") {
+			x.pair[id] = true
+		} else {
 			x.sorted = append(x.sorted, t)
+		}
+	}
+	x.whole = make([]float64, n)
+	for d := range n {
+		for _, ti := range x.termsOf(int32(d)) {
+			if !x.pair[ti.term] {
+				x.whole[d] += x.idf[ti.term] * ti.impact
+			}
 		}
 	}
 	slices.Sort(x.sorted)
@@ -476,8 +498,11 @@ type query struct {
 }
 
 // Query returns the names of the k best tools for q, best first; k <= 0
-// returns every tool that shares a term with q. Tools with equal scores
-// keep catalog order.
+// returns every tool that shares a term with q. A tool's score is its BM25F
+// score multiplied by 1 plus the share of its own words that q has: the
+// share of the sum, over the tool's stems, of their idf times their
+// saturated weight in the tool, that the stems q matches make up. Tools
+// with equal scores keep catalog order.
 func (x *Index) Query(q string, k int) []string {
 	s := &query{has: make([]uint64, (len(x.idf)+63)/64)}
 	split := sentences(q) >= coverSentences
@@ -486,16 +511,27 @@ func (x *Index) Query(q string, k int) []string {
 	if len(s.ids) == 0 {
 		return nil
 	}
-	scores := make([]float64, len(x.catalog))
+	// scores[d] is tool d's score, got[d] the part of x.whole[d] that the
+	// request covers.
+	buf := make([]float64, 2*len(x.catalog))
+	scores, got := buf[:len(x.catalog)], buf[len(x.catalog):]
 	touched := make([]int32, 0, len(x.catalog))
 	for j, id := range s.ids {
 		w := s.weights[j] * x.idf[id]
+		cw := 0.0
+		if !x.pair[id] {
+			cw = x.idf[id]
+		}
 		for _, p := range x.postingsOf(id) {
 			if scores[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
 			scores[p.doc] += w * p.impact
+			got[p.doc] += cw * p.impact
 		}
+	}
+	for _, d := range touched {
+		scores[d] *= x.coverage(got[d], d)
 	}
 	if k <= 0 || k > len(touched) {
 		k = len(touched)
@@ -521,15 +557,27 @@ func (x *Index) Query(q string, k int) []string {
 	return names
 }
 
+// coverage returns what tool d's score is multiplied by when the terms a
+// request matches make up got of its x.whole[d]: 1 plus that share, so a
+// tool all of whose words the request has (or matches by prefix) counts
+// twice as much as its BM25 score, and one the request touches at a single
+// word of many little more than once.
+func (x *Index) coverage(got float64, d int32) float64 {
+	if x.whole[d] <= 0 {
+		return 1
+	}
+	return 1 + got/x.whole[d]
+}
+
 // cover reorders cands (best first) in place so that its first k are
 // chosen greedily, each next tool being the one that adds most to what the
 // tools above it cover. A tool's gain has two parts: its score for the
 // request's terms, each term's part multiplied by coverDiscount for every
 // tool above that has the term; and, for each sentence of the request, how
 // much its score for that sentence's stems and pairs of stems (prefixes
-// aside, which change nothing here but the cost) exceeds the best score a
-// tool above has for it. Ties, and the tools after the first k, keep their
-// order.
+// aside) exceeds the best score a tool above has for it. Every part is
+// multiplied by the tool's coverage by the whole request, as in Query.
+// Ties, and the tools after the first k, keep their order.
 func (x *Index) cover(s *query, cands []int32, k int) {
 	n := len(cands)
 	// The request's terms sorted by id, with their places in s.ids.
@@ -551,6 +599,7 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 	start := make([]int, n+1)
 	for i, d := range cands {
 		rest := byID
+		got := 0.0
 		for _, ti := range x.termsOf(d) {
 			if !s.contains(ti.term) {
 				continue
@@ -559,6 +608,13 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 			rest = rest[m:]
 			j := rest[0].j
 			contrib = append(contrib, part{ti.term, j, s.weights[j] * x.idf[ti.term] * ti.impact})
+			if !x.pair[ti.term] {
+				got += x.idf[ti.term] * ti.impact
+			}
+		}
+		m := x.coverage(got, d)
+		for q := start[i]; q < len(contrib); q++ {
+			contrib[q].v *= m
 		}
 		start[i+1] = len(contrib)
 	}

@@ -242,3 +242,29 @@ func TestQueryParameters(t *testing.T) {
 		t.Errorf("a high weight ranks the parameter first: got %q", got)
 	}
 }
+
+// A tool most of whose words the request mentions ranks above one that
+// matches as many of the request's words but is mostly about what the
+// request does not ask for ("diseases and pests"), even when a pair of
+// neighbouring words ("information plant") favours the latter; for a
+// request of three sentences too, whose results are ordered for coverage.
+func TestQueryToolCoverage(t *testing.T) {
+	cands := []ai.SearchCandidate{
+		{Name: "getPlantDiseases", Description: "Retrieve information about plant diseases and pests"},
+		{Name: "getPlantInformation", Description: "Retrieve information related to plants"},
+		{Name: "waterPlant", Description: "Schedule watering for a plant"},
+		{Name: "getWeather", Description: "Retrieve the weather for a city"},
+		{Name: "getCityInfo", Description: "Retrieve information about a city"},
+		{Name: "getSoilType", Description: "Retrieve the soil type of a garden"},
+	}
+	x := New(cands, nil)
+	for _, q := range []string{
+		"Give me information about a plant.",
+		"I have a garden. Give me information about a plant. Then tell me the weather in Paris.",
+	} {
+		got := x.Query(q, 0)
+		if i, j := slices.Index(got, "getPlantInformation"), slices.Index(got, "getPlantDiseases"); i < 0 || j < 0 || i > j {
+			t.Errorf("Query(%q) = %q, want getPlantInformation above getPlantDiseases", q, got)
+		}
+	}
+}
