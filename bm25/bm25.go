@@ -53,6 +53,7 @@ import (
 	"sync"
 
 	"github.com/aisdkgo/ai"
+	"github.com/aisdkgo/ai/internal/sentences"
 	"github.com/kljensen/snowball/english"
 )
 
@@ -505,7 +506,7 @@ type query struct {
 // with equal scores keep catalog order.
 func (x *Index) Query(q string, k int) []string {
 	s := &query{has: make([]uint64, (len(x.idf)+63)/64)}
-	split := sentences(q) >= coverSentences
+	split := sentences.Count(q) >= coverSentences
 	x.analyzeQuery(s, q, split)
 	x.matchTerms(s, s.parts, true)
 	if len(s.ids) == 0 {
@@ -687,57 +688,13 @@ func moveTo[T any](s []T, to, from int) {
 	s[to] = v
 }
 
-// splitSentences returns the sentences of a request: the runs of text
-// ended by '?', '!', ';', a line break, a full stop followed by a space, or
-// the end, trimmed, empty ones left out.
-func splitSentences(q string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(q); i++ {
-		if i < len(q) && !sentenceEnd(q, i) {
-			continue
-		}
-		if t := strings.TrimSpace(q[start:i]); t != "" {
-			out = append(out, t)
-		}
-		start = i + 1
-	}
-	return out
-}
-
-// sentenceEnd reports whether q[i] ends a sentence.
-func sentenceEnd(q string, i int) bool {
-	c := q[i]
-	return c == '?' || c == '!' || c == ';' || c == '\n' || c == '.' && (i+1 == len(q) || q[i+1] == ' ')
-}
-
-// sentences counts the sentences of a request (see splitSentences).
-func sentences(q string) int {
-	n, text := 0, false
-	for i := 0; i < len(q); i++ {
-		switch c := q[i]; {
-		case sentenceEnd(q, i):
-			if text {
-				n++
-			}
-			text = false
-		case c != ' ' && c != '\t' && c != '\r':
-			text = true
-		}
-	}
-	if text {
-		n++
-	}
-	return n
-}
-
 // analyzeQuery fills s.stems with the stems of q and s.parts with its
 // parts: the whole request, or each sentence when split is set.
 func (x *Index) analyzeQuery(s *query, q string, split bool) {
 	s.stems, s.parts = s.stems[:0], s.parts[:0]
 	var ends []int
 	if split {
-		for _, text := range splitSentences(q) {
+		for _, text := range sentences.Split(q) {
 			s.stems = x.p.analyze(text, s.stems, x.stemOf)
 			ends = append(ends, len(s.stems))
 		}

@@ -209,21 +209,6 @@ func TestQueryCoverage(t *testing.T) {
 	}
 }
 
-func TestSentences(t *testing.T) {
-	for q, want := range map[string]int{
-		"":                    0,
-		"one":                 1,
-		"One. Two? Three!":    3,
-		"Pi is 3.14 exactly.": 1,
-		"a; b\nc":             3,
-		" . ? ":               0,
-	} {
-		if got := sentences(q); got != want {
-			t.Errorf("sentences(%q) = %d, want %d", q, got, want)
-		}
-	}
-}
-
 // The words of a tool's parameters count, at a lower weight than its
 // description's.
 func TestQueryParameters(t *testing.T) {

@@ -15,6 +15,10 @@ func TestSplitAndCount(t *testing.T) {
 		"  .  ; ok .":            {"ok"},
 		"one.\n\ntwo":            {"one.", "two"}, // a full stop before a line break stays
 		"tab\tand\r\nreturn":     {"tab\tand", "return"},
+		"One. Two? Three!":       {"One", "Two", "Three"},
+		"Pi is 3.14 exactly.":    {"Pi is 3.14 exactly"},
+		"a; b\nc":                {"a", "b", "c"},
+		" . ? ":                  nil,
 	} {
 		if got := Split(q); !slices.Equal(got, want) {
 			t.Errorf("Split(%q) = %q, want %q", q, got, want)
