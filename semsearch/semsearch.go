@@ -42,8 +42,8 @@
 // local Ollama with nomic-embed-text, or internal/toolret/embedserver,
 // which serves a small sentence encoder offline). The command embeds the
 // requests in batches before measuring. With that encoder, fusion with
-// bm25 and KeywordFirstSentences 3 raised MetaTool's R@5 from 0.655 to
-// 0.768 and kept Seal-Tools' at 0.912 (BM25 alone 0.913).
+// bm25 and KeywordFirstSentences 3 reaches R@5 0.767 on MetaTool and
+// 0.922 on Seal-Tools (bm25 alone: 0.656 and 0.921).
 package semsearch
 
 import (
