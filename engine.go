@@ -641,13 +641,14 @@ func (sr *stepRun) execute() error {
 }
 
 // assemble returns the step's content: in a stream, everything in the order
-// it was streamed (executed outcomes in completion order, given by done); in
-// a non-streaming step, the model's output, then the errors of invalid
-// calls, the outcomes of executed calls in call order, the approval requests
-// and responses, and last the outcomes of automatically approved calls.
-func (sr *stepRun) assemble(done []ContentPart) []ContentPart {
+// it was streamed (executed outcomes in completion order, which the stream
+// appended as they came); in a non-streaming step, the model's output, then
+// the errors of invalid calls, the outcomes of executed calls in call order,
+// the approval requests and responses, and last the outcomes of
+// automatically approved calls.
+func (sr *stepRun) assemble() []ContentPart {
 	if sr.streaming() {
-		return append(sr.content, done...)
+		return sr.content
 	}
 	content := sr.content
 	for _, cs := range sr.calls {

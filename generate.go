@@ -498,7 +498,7 @@ func (r *run) generateStep(s *step) (bool, error) {
 	if err := sr.execute(); err != nil {
 		return false, err
 	}
-	return r.finishStep(s, sr, sr.assemble(nil))
+	return r.finishStep(s, sr, sr.assemble())
 }
 
 // result returns the generation's result so far.

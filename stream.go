@@ -481,7 +481,7 @@ func (st *streamer) step(s *step) (bool, error) {
 			return false, err
 		}
 	}
-	more, err := r.finishStep(s, sr, sr.assemble(nil))
+	more, err := r.finishStep(s, sr, sr.assemble())
 	if last := sr.result; last != nil {
 		// A step whose messages failed still reports its end first.
 		if !ss.flushText() || !st.emit(FinishStep{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, Usage: last.Usage,
