@@ -546,7 +546,7 @@ func (x *Index) Query(q string, k int) []string {
 	var top []int32
 	if split {
 		top = selectTop(touched, min(max(k, coverDepth), len(touched)), better)
-		x.cover(s, top[:min(coverDepth, len(top))], min(k, coverTop))
+		x.cover(s, top[:min(coverDepth, len(top))], min(k, coverTop), got)
 		top = top[:k]
 	} else {
 		top = selectTop(touched, k, better)
@@ -577,9 +577,10 @@ func (x *Index) coverage(got float64, d int32) float64 {
 // tool above that has the term; and, for each sentence of the request, how
 // much its score for that sentence's stems and pairs of stems (prefixes
 // aside) exceeds the best score a tool above has for it. Every part is
-// multiplied by the tool's coverage by the whole request, as in Query.
+// multiplied by the tool's coverage by the whole request, as in Query,
+// from got, Query's part of x.whole that the request covers, by tool.
 // Ties, and the tools after the first k, keep their order.
-func (x *Index) cover(s *query, cands []int32, k int) {
+func (x *Index) cover(s *query, cands []int32, k int, got []float64) {
 	n := len(cands)
 	// The request's terms sorted by id, with their places in s.ids.
 	type place struct{ id, j int32 }
@@ -600,7 +601,6 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 	start := make([]int, n+1)
 	for i, d := range cands {
 		rest := byID
-		got := 0.0
 		for _, ti := range x.termsOf(d) {
 			if !s.contains(ti.term) {
 				continue
@@ -609,11 +609,8 @@ func (x *Index) cover(s *query, cands []int32, k int) {
 			rest = rest[m:]
 			j := rest[0].j
 			contrib = append(contrib, part{ti.term, j, s.weights[j] * x.idf[ti.term] * ti.impact})
-			if !x.pair[ti.term] {
-				got += x.idf[ti.term] * ti.impact
-			}
 		}
-		m := x.coverage(got, d)
+		m := x.coverage(got[d], d)
 		for q := start[i]; q < len(contrib); q++ {
 			contrib[q].v *= m
 		}
