@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,15 +129,7 @@ func run(dir, out string, senses, minTag int, ptrs []string) error {
 			}
 		}
 	}
-	stems := map[string]bool{}
-	for s := range near {
-		stems[s] = true
-	}
-	keys := make([]string, 0, len(stems))
-	for s := range stems {
-		keys = append(keys, s)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(near))
 	f, err := os.Create(out)
 	if err != nil {
 		return err
