@@ -108,7 +108,7 @@ func (c *toolCore) parseInput(name, input string) (json.RawMessage, any, error) 
 	if err := c.input.validate(raw); err != nil {
 		return nil, nil, &InvalidToolInputError{ToolName: name, ToolInput: input, Cause: &TypeValidationError{Value: raw, Cause: err}}
 	}
-	value, err := c.decode(text, raw)
+	value, err := c.decode(raw)
 	if err != nil {
 		return nil, nil, &InvalidToolInputError{ToolName: name, ToolInput: input, Cause: &TypeValidationError{Value: raw, Cause: err}}
 	}

@@ -353,7 +353,7 @@ func runToolElsewhere(ctx context.Context, tool any, ec effect.Call) (json.RawMe
 		return nil, fmt.Errorf("ai: %T is not a tool", tool)
 	}
 	c := t.core()
-	value, err := c.decode(string(ec.Input), ec.Input)
+	value, err := c.decode(ec.Input)
 	if err != nil {
 		return nil, &InvalidToolInputError{ToolName: ec.ToolName, ToolInput: string(ec.Input), Cause: &TypeValidationError{Value: ec.Input, Cause: err}}
 	}
@@ -401,7 +401,7 @@ func ModelOutput(ctx context.Context, t Tool, toolCallID string, input, output j
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	in, err := c.decode(string(input), input)
+	in, err := c.decode(input)
 	if err != nil {
 		return nil, &InvalidToolInputError{ToolInput: string(input), Cause: &TypeValidationError{Value: input, Cause: err}}
 	}

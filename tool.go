@@ -331,7 +331,7 @@ type toolCore struct {
 	context         *schema
 	outputSchema    json.RawMessage
 	// decode turns validated input JSON into the value the callbacks get.
-	decode func(text string, raw []byte) (any, error)
+	decode func(raw []byte) (any, error)
 	// streams is set when execute yields preliminary results.
 	streams bool
 	// decodeOutput turns an output's JSON back into an Out value: for
@@ -527,18 +527,18 @@ func buildCore[In, Out any](inputSchema *jsonschema.Schema, rawInput json.RawMes
 
 // decoderFor returns the function that turns validated JSON text into a
 // *In, the value the erased callbacks receive. Raw JSON inputs are passed
-// through (raw is the text's bytes); every other type is decoded with
+// through as they are; every other type is decoded with
 // encoding/json's semantics by the v1 API of
 // github.com/go-json-experiment/json, the prototype of encoding/json/v2,
 // which allocates only the value where encoding/json makes six allocations.
-func decoderFor[In any]() func(text string, raw []byte) (any, error) {
+func decoderFor[In any]() func(raw []byte) (any, error) {
 	if reflect.TypeFor[In]() == reflect.TypeFor[json.RawMessage]() {
-		return func(_ string, raw []byte) (any, error) {
+		return func(raw []byte) (any, error) {
 			v := json.RawMessage(raw)
 			return any(&v), nil
 		}
 	}
-	return func(_ string, raw []byte) (any, error) {
+	return func(raw []byte) (any, error) {
 		v := new(In)
 		if err := jsonv1.Unmarshal(raw, v); err != nil {
 			return nil, err
@@ -552,7 +552,7 @@ func decoderFor[In any]() func(text string, raw []byte) (any, error) {
 func outputDecoderFor[Out any]() func(raw []byte) (any, error) {
 	dec := decoderFor[Out]()
 	return func(raw []byte) (any, error) {
-		v, err := dec(string(raw), raw)
+		v, err := dec(raw)
 		if err != nil {
 			return nil, err
 		}

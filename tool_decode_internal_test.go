@@ -33,7 +33,7 @@ func TestTypedInputDecodesAsEncodingJSON(t *testing.T) {
 	} {
 		want := new(in)
 		wantErr := json.Unmarshal([]byte(text), want)
-		got, err := dec(text, []byte(text))
+		got, err := dec([]byte(text))
 		if (err == nil) != (wantErr == nil) {
 			t.Fatalf("%s: error %v, encoding/json says %v", text, err, wantErr)
 		}
