@@ -327,14 +327,15 @@ type OutputTokenDetails struct {
 	ReasoningTokens *int `json:"reasoningTokens,omitempty"`
 }
 
-// usageFrom converts provider usage.
-func usageFrom(u provider.Usage) Usage {
+// usageFrom converts provider usage. When both input and output totals are
+// known, their sum is stored in *total, which TotalTokens points at.
+func usageFrom(u provider.Usage, total *int) Usage {
 	t := u.InputTokens.Total
 	if t == nil {
 		t = u.OutputTokens.Total
 	} else if u.OutputTokens.Total != nil {
-		total := *u.InputTokens.Total + *u.OutputTokens.Total
-		t = &total
+		*total = *u.InputTokens.Total + *u.OutputTokens.Total
+		t = total
 	}
 	return Usage{
 		InputTokens: u.InputTokens.Total,
@@ -427,10 +428,9 @@ func (a *usageSum) add(u Usage) {
 	}
 }
 
-// usage returns the sum.
-func (a *usageSum) usage() Usage {
-	// One array holds the counts the result points at.
-	block := new([8]int)
+// usage returns the sum; its counts are stored in block, which the
+// returned usage points into.
+func (a *usageSum) usage(block *[8]int) Usage {
 	ptr := func(i int) *int {
 		if !a.set[i] {
 			return nil

@@ -34,8 +34,12 @@ type run struct {
 	toolsContext   map[string]any
 	runtimeContext map[string]any
 
-	steps            []*StepResult
+	steps []*StepResult
+	// responseMessages are the messages the steps added, when they are
+	// not simply messages[responseFrom:] (see addMessages).
 	responseMessages []Message
+	responseFrom     int
+	responseInline   bool
 	lastDefs         []provider.Tool // the previous step's tool definitions
 	prompt           promptBuilder
 	usage            usageSum
@@ -222,7 +226,7 @@ func (r *run) prepare() (*step, error) {
 			Steps:            r.steps,
 			Model:            o.Model,
 			Messages:         slices.Clip(r.messages),
-			ResponseMessages: slices.Clip(r.responseMessages),
+			ResponseMessages: r.responseSoFar(),
 			Instructions:     r.instructions,
 			ToolsContext:     r.toolsContext,
 			RuntimeContext:   r.runtimeContext,
@@ -242,6 +246,12 @@ func (r *run) prepare() (*step, error) {
 		r.instructions = p.Instructions
 	}
 	if p.Messages != nil {
+		if r.responseInline {
+			// The response messages can no longer be read off the
+			// conversation.
+			r.responseMessages = slices.Clone(r.messages[r.responseFrom:])
+			r.responseInline = false
+		}
 		r.messages = slices.Clip(p.Messages)
 	}
 	if p.ToolsContext != nil {
@@ -695,13 +705,13 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 		Content:          content,
 		FinishReason:     sr.finish.Unified,
 		RawFinishReason:  sr.finish.Raw,
-		Usage:            usageFrom(sr.usage),
 		Warnings:         sr.warnings,
 		Request:          sr.request,
 		ProviderMetadata: sr.meta,
 		ToolsContext:     r.toolsContext,
 		Response:         ResponseInfo{ID: res.ID, Timestamp: res.Timestamp, ModelID: res.ModelID, Headers: res.Headers},
 	}
+	st.Usage = usageFrom(sr.usage, &st.totalTokens)
 	if st.Response.ID == "" {
 		st.Response.ID = r.newID()
 	}
@@ -735,19 +745,38 @@ func (r *run) finishStep(s *step, sr *stepRun, content []ContentPart) (bool, err
 // a long generation copies each message a constant number of times on
 // average. Slices handed out (a step's messages, a prompt, a result) are
 // clipped, so an append never writes where they can see it.
+//
+// While each step continues the conversation the last one left (no
+// PrepareStep replaced the messages), the response messages are the
+// conversation's tail and are not stored apart.
 func (r *run) addMessages(conv, msgs []Message) []Message {
 	if len(msgs) == 0 {
 		r.messages = conv
 		return nil
 	}
 	n := len(conv)
+	continues := n == len(r.messages) && (n == 0 || &conv[0] == &r.messages[0])
+	switch {
+	case r.responseMessages == nil && !r.responseInline && continues:
+		r.responseInline, r.responseFrom = true, n
+	case r.responseInline && !continues:
+		r.responseMessages = slices.Clone(r.messages[r.responseFrom:])
+		r.responseInline = false
+	}
 	conv = append(conv, msgs...)
 	r.messages = conv
-	if r.responseMessages == nil {
-		r.responseMessages = make([]Message, 0, 8)
+	if !r.responseInline {
+		r.responseMessages = append(r.responseMessages, msgs...)
 	}
-	r.responseMessages = append(r.responseMessages, msgs...)
 	return slices.Clip(conv[n:])
+}
+
+// responseSoFar returns the messages the steps added so far.
+func (r *run) responseSoFar() []Message {
+	if r.responseInline {
+		return slices.Clip(r.messages[r.responseFrom:])
+	}
+	return slices.Clip(r.responseMessages)
 }
 
 // shouldContinue applies the continuation rules after a step.

@@ -246,6 +246,10 @@ type StepResult struct {
 	ProviderMetadata ProviderMetadata
 	// ToolsContext is the tools context the step ran with.
 	ToolsContext map[string]any
+
+	// totalTokens holds the count Usage.TotalTokens points at when the
+	// step's input and output totals are summed.
+	totalTokens int
 }
 
 // ResponseInfo describes a model response.
@@ -340,6 +344,8 @@ type GenerateTextResult struct {
 	// textOutput is 1 (generate) or 2 (stream) when the generation had no
 	// Output: its text output is worked out when asked for.
 	textOutput int8
+	// usageCounts holds the counts Usage points at.
+	usageCounts [8]int
 }
 
 // FinalStep returns the last step.
@@ -503,8 +509,8 @@ func (r *run) generateStep(s *step) (bool, error) {
 
 // result returns the generation's result so far.
 func (r *run) result() *GenerateTextResult {
-	res := &GenerateTextResult{Steps: slices.Clip(r.steps), Usage: r.usage.usage(), ResponseMessages: slices.Clip(r.responseMessages),
-		output: r.out.value}
+	res := &GenerateTextResult{Steps: slices.Clip(r.steps), ResponseMessages: r.responseSoFar(), output: r.out.value}
+	res.Usage = r.usage.usage(&res.usageCounts)
 	if r.out.lazy {
 		res.textOutput = 1
 		if r.out.stream {

@@ -217,6 +217,46 @@ func TestPrepareStepScopes(t *testing.T) {
 	assert.Equal(t, ai.ToolChoiceAuto, calls[2].ToolChoice.Type)
 }
 
+// TestResponseMessagesSurvivePreparedMessages checks that the response
+// messages are every step's messages, in order, whether or not PrepareStep
+// replaced the conversation in between, and that the steps' messages and
+// the prompts each step saw stay as they were.
+func TestResponseMessagesSurvivePreparedMessages(t *testing.T) {
+	for _, replaceAt := range []int{-1, 1, 2} {
+		model := aitest.NewModel(toolStep(tc("c1", "a", `{}`)), toolStep(tc("c2", "a", `{}`)), textStep("done"))
+		res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+			Model:    model,
+			Tools:    ai.Tools{{Name: "a", Tool: echoTool()}},
+			StopWhen: ai.StepCountIs(5),
+			Prompt:   "go",
+			PrepareStep: func(_ context.Context, p ai.PrepareStepOptions) (*ai.PrepareStepResult, error) {
+				if p.StepNumber != replaceAt {
+					return nil, nil
+				}
+				return &ai.PrepareStepResult{Messages: []ai.Message{ai.UserText("summary")}}, nil
+			},
+		})
+		require.NoError(t, err)
+		require.Len(t, res.Steps, 3)
+		var want []ai.Message
+		for _, s := range res.Steps {
+			want = append(want, s.Response.Messages...)
+		}
+		require.Len(t, want, 5, "replace at %d", replaceAt)
+		assert.Equal(t, want, res.ResponseMessages, "replace at %d", replaceAt)
+		assert.IsType(t, ai.TextPart{}, res.ResponseMessages[4].(ai.AssistantMessage).Content[0])
+		calls := model.Calls()
+		require.Len(t, calls, 3)
+		for i, c := range calls {
+			wantLen := 1 + 2*i
+			if replaceAt >= 0 && i >= replaceAt {
+				wantLen = 1 + 2*(i-replaceAt)
+			}
+			assert.Len(t, c.Prompt, wantLen, "replace at %d, step %d", replaceAt, i)
+		}
+	}
+}
+
 func TestCallbacksCannotBreakTheGeneration(t *testing.T) {
 	var steps []int
 	var ends []string

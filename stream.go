@@ -228,7 +228,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		// A resumed program paused again; its call and request were
 		// streamed with the resumed outcomes.
 		last := r.steps[len(r.steps)-1]
-		st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage()})
+		st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage(new([8]int))})
 		return r.result(), nil
 	}
 	for {
@@ -278,7 +278,7 @@ func (st *streamer) run() (*GenerateTextResult, error) {
 		return nil, &NoOutputGeneratedError{Message: "check the stream for errors"}
 	}
 	last := r.steps[len(r.steps)-1]
-	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage()})
+	st.emit(Finish{FinishReason: last.FinishReason, RawFinishReason: last.RawFinishReason, TotalUsage: r.usage.usage(new([8]int))})
 	if st.stopped {
 		return st.partial()
 	}
