@@ -604,7 +604,6 @@ type pausedProgram struct {
 func (pausedProgram) ContentType() string { return "tool-result" }
 func (pausedProgram) PartType() string    { return "tool-result" }
 func (pausedProgram) isContentPart()      {}
-func (pausedProgram) isPart()             {}
 
 // pausedOutcome turns a paused program into the outcome of its code call.
 func (r *run) pausedOutcome(outer *ToolCall, cp *codePaused) pausedProgram {

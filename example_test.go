@@ -126,7 +126,7 @@ func ExampleStreamText() {
 			panic(err)
 		}
 		if d, ok := part.(ai.TextDelta); ok {
-			fmt.Printf("%q\n", d.Text)
+			fmt.Printf("%q\n", d.Delta)
 		}
 	}
 	text, _ := res.Text()

@@ -560,9 +560,6 @@ func (PartialOutput) PartType() string { return "partial-output" }
 // PartType returns "output-element".
 func (OutputElement) PartType() string { return "output-element" }
 
-func (PartialOutput) isPart() {}
-func (OutputElement) isPart() {}
-
 // MarshalJSON writes {"type":"partial-output","partial":VALUE}.
 func (p PartialOutput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
@@ -636,10 +633,10 @@ func PartialOutputStream[T any](s *StreamTextResult) func(yield func(T, error) b
 				if first == "" {
 					first = p.ID
 				}
-				if p.ID != first || p.Text == "" {
+				if p.ID != first || p.Delta == "" {
 					continue
 				}
-				b.WriteString(p.Text)
+				b.WriteString(p.Delta)
 				v, ok := any(b.String()).(T)
 				if !ok {
 					yield(zero, fmt.Errorf("ai: a text output's partial values are strings, not %v", reflect.TypeFor[T]()))

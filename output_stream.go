@@ -82,7 +82,7 @@ func (f *outputFilter) flush() bool {
 	if f.held.Len() == 0 {
 		return true
 	}
-	d := TextDelta{ID: f.first, Text: f.held.String(), ProviderMetadata: f.meta}
+	d := TextDelta{ID: f.first, Delta: f.held.String(), ProviderMetadata: f.meta}
 	f.held.Reset()
 	return f.emit(d)
 }
@@ -106,15 +106,15 @@ func (f *outputFilter) part(p Part) bool {
 		if !f.isFirst(p.ID) {
 			break
 		}
-		f.held.WriteString(p.Text)
+		f.held.WriteString(p.Delta)
 		if p.ProviderMetadata != nil {
 			f.meta = p.ProviderMetadata
 		}
-		if p.Text == "" {
+		if p.Delta == "" {
 			// A delta with metadata only goes through as it is.
 			break
 		}
-		partial, ok := f.update(p.Text)
+		partial, ok := f.update(p.Delta)
 		if !ok {
 			return true
 		}

@@ -215,7 +215,7 @@ func TestStreamPartialObject(t *testing.T) {
 		}
 		switch p := p.(type) {
 		case ai.TextDelta:
-			seq = append(seq, "delta "+p.Text)
+			seq = append(seq, "delta "+p.Delta)
 		case ai.PartialOutput:
 			seq = append(seq, "partial "+string(p.JSON()))
 		}
@@ -248,7 +248,7 @@ func TestStreamHoldsDeltasUntilTheValueChanges(t *testing.T) {
 	for p := range res.Parts() {
 		switch p := p.(type) {
 		case ai.TextDelta:
-			deltas = append(deltas, p.Text)
+			deltas = append(deltas, p.Delta)
 		case ai.PartialOutput:
 			partials++
 		}

@@ -27,47 +27,46 @@ import (
 //   - [ErrorPart] reports an error inside the stream (the stream may go
 //     on); [Abort] ends a cancelled stream instead of [Finish];
 //   - [Source], [File], [ReasoningFile], [Custom] and [Raw] pass provider
-//     output through.
+//     output through;
+//   - [PartialOutput] and [OutputElement] carry a structured [Output] as it
+//     forms, when one is set.
 //
-// The union is closed: only this package adds cases, so a type switch over
-// the types listed here sees every part (and a case naming a type of
-// package provider does not compile).
+// The streamed text, reasoning and tool input pieces are the provider's own
+// values ([TextDelta] is [provider.TextDelta], and so on): a part the model
+// streams is handed to the reader as it is, without a copy. The union is
+// the list above: StreamText yields no other types, so a type switch over
+// them sees every part.
 type Part interface {
 	// PartType returns the part's JSON discriminator, for example
 	// "text-delta".
 	PartType() string
-	isPart()
 }
 
-// TextStart opens a text block. Its fields are those of
-// [provider.TextStart]: ID and ProviderMetadata.
-type TextStart provider.TextStart
-
-// TextEnd closes a text block. Its fields are those of [provider.TextEnd]:
-// ID, Citations and ProviderMetadata.
-type TextEnd provider.TextEnd
-
-// ReasoningStart opens a reasoning block. Its fields are those of
-// [provider.ReasoningStart]: ID and ProviderMetadata.
-type ReasoningStart provider.ReasoningStart
-
-// ReasoningEnd closes a reasoning block. Its fields are those of
-// [provider.ReasoningEnd]: ID and ProviderMetadata.
-type ReasoningEnd provider.ReasoningEnd
-
-// ToolInputDelta is a piece of a tool call's input text. Its fields are
-// those of [provider.ToolInputDelta]: ID (the tool call id), Delta and
-// ProviderMetadata.
-type ToolInputDelta provider.ToolInputDelta
-
-// ToolInputEnd closes a tool call's input. Its fields are those of
-// [provider.ToolInputEnd]: ID (the tool call id) and ProviderMetadata.
-type ToolInputEnd provider.ToolInputEnd
-
-// Raw is an unparsed provider chunk, streamed when
-// [GenerateTextOptions.IncludeRawChunks] is set. Its one field is that of
-// [provider.Raw]: RawValue.
-type Raw provider.Raw
+// The parts the model streams are the provider contract's types; the
+// aliases let applications stay in package ai. Their JSON is the
+// provider's: a delta's text is its "delta" member.
+type (
+	// TextStart opens a text block.
+	TextStart = provider.TextStart
+	// TextDelta is a piece of a text block: ID and Delta.
+	TextDelta = provider.TextDelta
+	// TextEnd closes a text block.
+	TextEnd = provider.TextEnd
+	// ReasoningStart opens a reasoning block.
+	ReasoningStart = provider.ReasoningStart
+	// ReasoningDelta is a piece of a reasoning block: ID and Delta.
+	ReasoningDelta = provider.ReasoningDelta
+	// ReasoningEnd closes a reasoning block.
+	ReasoningEnd = provider.ReasoningEnd
+	// ToolInputDelta is a piece of a tool call's input text: ID (the tool
+	// call id) and Delta.
+	ToolInputDelta = provider.ToolInputDelta
+	// ToolInputEnd closes a tool call's input. ID is the tool call id.
+	ToolInputEnd = provider.ToolInputEnd
+	// Raw is an unparsed provider chunk, streamed when
+	// [GenerateTextOptions.IncludeRawChunks] is set.
+	Raw = provider.Raw
+)
 
 // Ping keeps a stream alive; it carries nothing.
 type Ping struct{}
@@ -81,20 +80,6 @@ type StartStep struct {
 	Warnings []Warning
 	// Request describes the model call, when the provider reports it.
 	Request *provider.RequestInfo
-}
-
-// TextDelta is a piece of a text block.
-type TextDelta struct {
-	ID               string
-	Text             string
-	ProviderMetadata ProviderMetadata
-}
-
-// ReasoningDelta is a piece of a reasoning block.
-type ReasoningDelta struct {
-	ID               string
-	Text             string
-	ProviderMetadata ProviderMetadata
 }
 
 // ToolInputStart opens a tool call's input. ID is the tool call id.
@@ -150,12 +135,6 @@ func (Start) PartType() string { return "start" }
 // PartType returns "start-step".
 func (StartStep) PartType() string { return "start-step" }
 
-// PartType returns "text-delta".
-func (TextDelta) PartType() string { return "text-delta" }
-
-// PartType returns "reasoning-delta".
-func (ReasoningDelta) PartType() string { return "reasoning-delta" }
-
 // PartType returns "tool-input-start".
 func (ToolInputStart) PartType() string { return "tool-input-start" }
 
@@ -189,27 +168,6 @@ func (ToolApprovalRequest) PartType() string { return "tool-approval-request" }
 // PartType returns "tool-approval-response".
 func (ToolApprovalResponse) PartType() string { return "tool-approval-response" }
 
-// PartType returns "text-start".
-func (TextStart) PartType() string { return "text-start" }
-
-// PartType returns "text-end".
-func (TextEnd) PartType() string { return "text-end" }
-
-// PartType returns "reasoning-start".
-func (ReasoningStart) PartType() string { return "reasoning-start" }
-
-// PartType returns "reasoning-end".
-func (ReasoningEnd) PartType() string { return "reasoning-end" }
-
-// PartType returns "tool-input-delta".
-func (ToolInputDelta) PartType() string { return "tool-input-delta" }
-
-// PartType returns "tool-input-end".
-func (ToolInputEnd) PartType() string { return "tool-input-end" }
-
-// PartType returns "raw".
-func (Raw) PartType() string { return "raw" }
-
 // PartType returns "ping".
 func (Ping) PartType() string { return "ping" }
 
@@ -225,59 +183,6 @@ func (ReasoningFile) PartType() string { return "reasoning-file" }
 // PartType returns "custom".
 func (Custom) PartType() string { return "custom" }
 
-func (Start) isPart()                {}
-func (StartStep) isPart()            {}
-func (TextStart) isPart()            {}
-func (TextDelta) isPart()            {}
-func (TextEnd) isPart()              {}
-func (ReasoningStart) isPart()       {}
-func (ReasoningDelta) isPart()       {}
-func (ReasoningEnd) isPart()         {}
-func (ToolInputStart) isPart()       {}
-func (ToolInputDelta) isPart()       {}
-func (ToolInputEnd) isPart()         {}
-func (ToolCall) isPart()             {}
-func (ToolResult) isPart()           {}
-func (ToolError) isPart()            {}
-func (ToolApprovalRequest) isPart()  {}
-func (ToolApprovalResponse) isPart() {}
-func (ToolOutputDenied) isPart()     {}
-func (FinishStep) isPart()           {}
-func (Finish) isPart()               {}
-func (Abort) isPart()                {}
-func (ErrorPart) isPart()            {}
-func (Source) isPart()               {}
-func (File) isPart()                 {}
-func (ReasoningFile) isPart()        {}
-func (Custom) isPart()               {}
-func (Raw) isPart()                  {}
-func (Ping) isPart()                 {}
-
-// MarshalJSON writes the part in the TypeScript AI SDK's shape.
-func (p TextStart) MarshalJSON() ([]byte, error) { return provider.TextStart(p).MarshalJSON() }
-
-// MarshalJSON writes the part in the TypeScript AI SDK's shape.
-func (p TextEnd) MarshalJSON() ([]byte, error) { return provider.TextEnd(p).MarshalJSON() }
-
-// MarshalJSON writes the part in the TypeScript AI SDK's shape.
-func (p ReasoningStart) MarshalJSON() ([]byte, error) {
-	return provider.ReasoningStart(p).MarshalJSON()
-}
-
-// MarshalJSON writes the part in the TypeScript AI SDK's shape.
-func (p ReasoningEnd) MarshalJSON() ([]byte, error) { return provider.ReasoningEnd(p).MarshalJSON() }
-
-// MarshalJSON writes the part in the TypeScript AI SDK's shape.
-func (p ToolInputDelta) MarshalJSON() ([]byte, error) {
-	return provider.ToolInputDelta(p).MarshalJSON()
-}
-
-// MarshalJSON writes the part in the TypeScript AI SDK's shape.
-func (p ToolInputEnd) MarshalJSON() ([]byte, error) { return provider.ToolInputEnd(p).MarshalJSON() }
-
-// MarshalJSON writes the part in the TypeScript AI SDK's shape.
-func (p Raw) MarshalJSON() ([]byte, error) { return provider.Raw(p).MarshalJSON() }
-
 // MarshalJSON writes the part in the TypeScript AI SDK's shape.
 func (Ping) MarshalJSON() ([]byte, error) { return []byte(`{"type":"ping"}`), nil }
 
@@ -290,24 +195,6 @@ func (p StartStep) MarshalJSON() ([]byte, error) {
 		Type     string    `json:"type"`
 		Warnings []Warning `json:"warnings"`
 	}{"start-step", wirejson.NonNil(p.Warnings)})
-}
-
-// deltaJSON is the shape of the text and reasoning deltas.
-type deltaJSON struct {
-	Type             string           `json:"type"`
-	ID               string           `json:"id"`
-	Text             string           `json:"text"`
-	ProviderMetadata ProviderMetadata `json:"providerMetadata,omitempty"`
-}
-
-// MarshalJSON writes the part in the TypeScript AI SDK's shape.
-func (p TextDelta) MarshalJSON() ([]byte, error) {
-	return json.Marshal(deltaJSON{"text-delta", p.ID, p.Text, p.ProviderMetadata})
-}
-
-// MarshalJSON writes the part in the TypeScript AI SDK's shape.
-func (p ReasoningDelta) MarshalJSON() ([]byte, error) {
-	return json.Marshal(deltaJSON{"reasoning-delta", p.ID, p.Text, p.ProviderMetadata})
 }
 
 // MarshalJSON writes the part in the TypeScript AI SDK's shape.

@@ -62,7 +62,7 @@ func (s *StreamTextResult) TextStream() iter.Seq2[string, error] {
 				return
 			}
 			if d, ok := p.(TextDelta); ok {
-				if !yield(d.Text, nil) {
+				if !yield(d.Delta, nil) {
 					return
 				}
 			}
@@ -569,43 +569,67 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 		}
 	case provider.TextStart:
 		b := ss.openBlock(p.ID, p.ProviderMetadata, false)
-		return ss.emitText(TextStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
+		if p.ID != b.id {
+			p.ID = b.id
+			part = p
+		}
+		return ss.emitText(part), nil
 	case provider.TextDelta:
 		b := ss.block(p.ID, false)
 		if b == nil {
 			// As in the reference: the delta is streamed but not kept, and
 			// an error part follows.
-			return ss.orphan(TextDelta{ID: p.ID, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}, "text part "+p.ID+" not found")
+			return ss.orphan(part, "text part "+p.ID+" not found")
 		}
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
 		// Empty text deltas without metadata are not passed on.
 		if p.Delta != "" || p.ProviderMetadata != nil {
-			return ss.emitText(TextDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
+			if p.ID != b.id {
+				p.ID = b.id
+				part = p
+			}
+			return ss.emitText(part), nil
 		}
 	case provider.TextEnd:
 		b := ss.block(p.ID, false)
 		if b == nil {
-			return ss.orphan(TextEnd{ID: p.ID, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}, "text part "+p.ID+" not found")
+			return ss.orphan(part, "text part "+p.ID+" not found")
 		}
 		id := ss.endBlock(b, p.ProviderMetadata)
-		return ss.emitText(TextEnd{ID: id, Citations: p.Citations, ProviderMetadata: p.ProviderMetadata}), nil
+		if p.ID != id {
+			p.ID = id
+			part = p
+		}
+		return ss.emitText(part), nil
 	case provider.ReasoningStart:
 		b := ss.openBlock(p.ID, p.ProviderMetadata, true)
-		return st.emit(ReasoningStart{ID: b.id, ProviderMetadata: p.ProviderMetadata}), nil
+		if p.ID != b.id {
+			p.ID = b.id
+			part = p
+		}
+		return st.emit(part), nil
 	case provider.ReasoningDelta:
 		b := ss.block(p.ID, true)
 		if b == nil {
-			return ss.orphan(ReasoningDelta{ID: p.ID, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
+			return ss.orphan(part, "reasoning part "+p.ID+" not found")
 		}
 		ss.output = b.add(p.Delta, p.ProviderMetadata) || ss.output
-		return st.emit(ReasoningDelta{ID: b.id, Text: p.Delta, ProviderMetadata: p.ProviderMetadata}), nil
+		if p.ID != b.id {
+			p.ID = b.id
+			part = p
+		}
+		return st.emit(part), nil
 	case provider.ReasoningEnd:
 		b := ss.block(p.ID, true)
 		if b == nil {
-			return ss.orphan(ReasoningEnd{ID: p.ID, ProviderMetadata: p.ProviderMetadata}, "reasoning part "+p.ID+" not found")
+			return ss.orphan(part, "reasoning part "+p.ID+" not found")
 		}
 		id := ss.endBlock(b, p.ProviderMetadata)
-		return st.emit(ReasoningEnd{ID: id, ProviderMetadata: p.ProviderMetadata}), nil
+		if p.ID != id {
+			p.ID = id
+			part = p
+		}
+		return st.emit(part), nil
 	case provider.ToolInputStart:
 		if ss.withhold {
 			return true, nil
@@ -640,12 +664,12 @@ func (ss *streamStep) part(part provider.StreamPart) (bool, error) {
 				}
 			}
 		}
-		return st.emit(ToolInputDelta(p)), nil
+		return st.emit(part), nil
 	case provider.ToolInputEnd:
 		if ss.withhold {
 			return true, nil
 		}
-		return st.emit(ToolInputEnd(p)), nil
+		return st.emit(part), nil
 	case provider.ToolCall:
 		ss.output = true
 		if ss.withhold {

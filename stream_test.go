@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func describe(p ai.Part) string {
 	switch p := p.(type) {
 	case ai.TextDelta:
-		return "text-delta " + p.Text
+		return "text-delta " + p.Delta
 	case ai.ToolCall:
 		if p.Invalid {
 			return "tool-call " + p.ToolName + " invalid"

@@ -25,10 +25,10 @@ func wireValues() []any {
 	return []any{
 		ai.Start{}, ai.StartStep{}, ai.StartStep{Warnings: []ai.Warning{{Type: "other", Message: "m"}}},
 		ai.TextStart{}, ai.TextStart{ID: "i", ProviderMetadata: pm},
-		ai.TextDelta{}, ai.TextDelta{ID: "i", Text: "a<b", ProviderMetadata: pm},
+		ai.TextDelta{}, ai.TextDelta{ID: "i", Delta: "a<b", ProviderMetadata: pm},
 		ai.TextEnd{}, ai.TextEnd{ID: "i", Citations: cit, ProviderMetadata: pm},
 		ai.ReasoningStart{}, ai.ReasoningStart{ID: "i", ProviderMetadata: pm},
-		ai.ReasoningDelta{}, ai.ReasoningDelta{ID: "i", Text: "t", ProviderMetadata: pm},
+		ai.ReasoningDelta{}, ai.ReasoningDelta{ID: "i", Delta: "t", ProviderMetadata: pm},
 		ai.ReasoningEnd{}, ai.ReasoningEnd{ID: "i", ProviderMetadata: pm},
 		ai.ToolInputStart{}, ai.ToolInputStart{ID: "i", ToolName: "n", InputEncoding: "text", ProviderExecuted: true, Dynamic: true, Title: "t", ToolMetadata: map[string]any{"m": 1}, ProviderMetadata: pm},
 		ai.ToolInputDelta{}, ai.ToolInputDelta{ID: "i", Delta: "d", ProviderMetadata: pm},

@@ -300,10 +300,10 @@ func stepParts(s *ai.StepResult) iter.Seq2[ai.Part, error] {
 			switch c := c.(type) {
 			case ai.Text:
 				parts = []ai.Part{ai.TextStart{ID: id, ProviderMetadata: c.ProviderMetadata},
-					ai.TextDelta{ID: id, Text: c.Text}, ai.TextEnd{ID: id, Citations: c.Citations}}
+					ai.TextDelta{ID: id, Delta: c.Text}, ai.TextEnd{ID: id, Citations: c.Citations}}
 			case ai.Reasoning:
 				parts = []ai.Part{ai.ReasoningStart{ID: id, ProviderMetadata: c.ProviderMetadata},
-					ai.ReasoningDelta{ID: id, Text: c.Text}, ai.ReasoningEnd{ID: id}}
+					ai.ReasoningDelta{ID: id, Delta: c.Text}, ai.ReasoningEnd{ID: id}}
 			case ai.Part:
 				parts = []ai.Part{c}
 			}

@@ -19,11 +19,11 @@ func benchParts() []ai.Part {
 	meta := ai.ProviderMetadata{"p": {"k": "v"}}
 	parts := []ai.Part{ai.Start{}, ai.StartStep{}, ai.ReasoningStart{ID: "r"}}
 	for i := range 20 {
-		parts = append(parts, ai.ReasoningDelta{ID: "r", Text: fmt.Sprintf("thought %d <&> ", i)})
+		parts = append(parts, ai.ReasoningDelta{ID: "r", Delta: fmt.Sprintf("thought %d <&> ", i)})
 	}
 	parts = append(parts, ai.ReasoningEnd{ID: "r"}, ai.TextStart{ID: "t"})
 	for i := range 200 {
-		parts = append(parts, ai.TextDelta{ID: "t", Text: fmt.Sprintf("word%d ", i)})
+		parts = append(parts, ai.TextDelta{ID: "t", Delta: fmt.Sprintf("word%d ", i)})
 	}
 	parts = append(parts, ai.TextEnd{ID: "t", ProviderMetadata: meta},
 		ai.ToolInputStart{ID: "c1", ToolName: "weather"})

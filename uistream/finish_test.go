@@ -117,7 +117,7 @@ func TestOnFinishRecordings(t *testing.T) {
 // OnFinish with ErrStopped and the message so far.
 func TestOnFinishChunksStopped(t *testing.T) {
 	parts := func(yield func(ai.Part, error) bool) {
-		for _, p := range []ai.Part{ai.Start{}, ai.StartStep{}, ai.TextStart{ID: "t"}, ai.TextDelta{ID: "t", Text: "Hel"}, ai.TextDelta{ID: "t", Text: "lo"}} {
+		for _, p := range []ai.Part{ai.Start{}, ai.StartStep{}, ai.TextStart{ID: "t"}, ai.TextDelta{ID: "t", Delta: "Hel"}, ai.TextDelta{ID: "t", Delta: "lo"}} {
 			if !yield(p, nil) {
 				return
 			}

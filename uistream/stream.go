@@ -241,7 +241,7 @@ func (c *converter) part(p ai.Part) bool {
 	case ai.TextStart:
 		ch = TextStart{ID: p.ID, ProviderMetadata: p.ProviderMetadata}
 	case ai.TextDelta:
-		ch = TextDelta{ID: p.ID, Delta: p.Text, ProviderMetadata: p.ProviderMetadata}
+		ch = TextDelta{ID: p.ID, Delta: p.Delta, ProviderMetadata: p.ProviderMetadata}
 	case ai.TextEnd:
 		te := TextEnd{ID: p.ID, ProviderMetadata: p.ProviderMetadata}
 		if len(p.Citations) > 0 {
@@ -254,7 +254,7 @@ func (c *converter) part(p ai.Part) bool {
 		}
 	case ai.ReasoningDelta:
 		if !c.opts.OmitReasoning {
-			ch = ReasoningDelta{ID: p.ID, Delta: p.Text, ProviderMetadata: p.ProviderMetadata}
+			ch = ReasoningDelta{ID: p.ID, Delta: p.Delta, ProviderMetadata: p.ProviderMetadata}
 		}
 	case ai.ReasoningEnd:
 		if !c.opts.OmitReasoning {

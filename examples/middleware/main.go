@@ -78,9 +78,9 @@ func run(ctx context.Context, out io.Writer) error {
 		}
 		switch p := p.(type) {
 		case ai.ReasoningDelta:
-			fmt.Fprintf(out, "  reasoning: %q\n", p.Text)
+			fmt.Fprintf(out, "  reasoning: %q\n", p.Delta)
 		case ai.TextDelta:
-			fmt.Fprintf(out, "  text:      %q\n", p.Text)
+			fmt.Fprintf(out, "  text:      %q\n", p.Delta)
 		}
 	}
 

@@ -238,7 +238,7 @@ func runStream(ctx context.Context, opts ai.GenerateTextOptions) {
 		}
 		switch p := part.(type) {
 		case ai.TextDelta:
-			fmt.Print(p.Text)
+			fmt.Print(p.Delta)
 		case ai.ToolCall, ai.ToolError:
 			printTool(p)
 		case ai.ToolResult:

@@ -82,12 +82,12 @@ func (o *outputParts) take(p ai.Part) bool {
 		o.first = ""
 		o.text.Reset()
 	case ai.TextDelta:
-		if o.spec.Type == "text" && p.Text != "" {
+		if o.spec.Type == "text" && p.Delta != "" {
 			if o.first == "" {
 				o.first = p.ID
 			}
 			if p.ID == o.first {
-				o.text.WriteString(p.Text)
+				o.text.WriteString(p.Delta)
 				o.partials = append(o.partials, o.text.String())
 			}
 		}

@@ -127,6 +127,14 @@ func streamErrorValue(err error) any {
 	return errorObject(err)
 }
 
+func deltaValue(typ, id, text string, pm ai.ProviderMetadata) map[string]any {
+	v := map[string]any{"type": typ, "id": id, "text": text}
+	if pm != nil {
+		v["providerMetadata"] = toValue(pm)
+	}
+	return v
+}
+
 func streamPartValue(p ai.Part, invalid map[string]bool) map[string]any {
 	switch p := p.(type) {
 	case ai.ErrorPart:
@@ -150,6 +158,12 @@ func streamPartValue(p ai.Part, invalid map[string]bool) map[string]any {
 			v["providerMetadata"] = toValue(p.ProviderMetadata)
 		}
 		return v
+	case ai.TextDelta:
+		// The reference's stream names a delta's text "text"; the library
+		// streams the provider's value, whose JSON says "delta".
+		return deltaValue("text-delta", p.ID, p.Delta, p.ProviderMetadata)
+	case ai.ReasoningDelta:
+		return deltaValue("reasoning-delta", p.ID, p.Delta, p.ProviderMetadata)
 	case ai.Finish:
 		v := map[string]any{"type": "finish", "finishReason": string(p.FinishReason), "totalUsage": toValue(p.TotalUsage)}
 		if p.RawFinishReason != "" {

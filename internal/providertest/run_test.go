@@ -98,7 +98,7 @@ func (o outcome) streamedText() string {
 	s := ""
 	for _, p := range o.parts {
 		if d, ok := p.(ai.TextDelta); ok {
-			s += d.Text
+			s += d.Delta
 		}
 	}
 	return s

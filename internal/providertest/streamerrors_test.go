@@ -269,7 +269,7 @@ func TestStreamEarlyBreakClosesResponse(t *testing.T) {
 			for p, err := range s.Parts() {
 				require.NoError(t, err)
 				if d, ok := p.(ai.TextDelta); ok {
-					text = d.Text
+					text = d.Delta
 					break
 				}
 			}

@@ -222,7 +222,7 @@ func streamToolSearch(ctx context.Context, t *testing.T, opts ai.GenerateTextOpt
 		case ai.ErrorPart:
 			t.Errorf("error part: %v", p.Err)
 		case ai.TextDelta:
-			text += p.Text
+			text += p.Delta
 		case ai.ToolInputStart:
 			inputs = append(inputs, p.ToolName)
 		}
