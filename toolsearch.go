@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -366,120 +367,59 @@ func buildRankIndex(catalog []SearchCandidate) *rankIndex {
 	return x
 }
 
+// maxScoredWords bounds the distinct query words that count, so that a
+// candidate's score (at most 3 per word) fits in 16 bits whatever the
+// query.
+const maxScoredWords = math.MaxUint16 / 3
+
 // query ranks the catalog for query: per distinct query word, 2 points if a
 // candidate's name has it plus 1 if its description has it; zero scores are
-// dropped; ties keep catalog order.
+// dropped; ties keep catalog order. Of a query with more than
+// maxScoredWords distinct words found in the catalog, the first ones in
+// sorted order count.
 func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []string {
+	if max <= 0 {
+		return nil
+	}
 	terms := tokenize(query, nil)
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
-	hits := 0
+	var lists [][]uint32
 	for _, t := range terms {
-		hits += len(x.postings[t])
+		if p := x.postings[t]; len(p) > 0 && len(lists) < maxScoredWords {
+			lists = append(lists, p)
+		}
 	}
-	if hits == 0 {
+	if len(lists) == 0 {
 		return nil
 	}
-	var scores map[int32]int32
-	var dense []int32
-	if hits < len(catalog)/16 {
-		// Few candidates match: keep their scores only, rather than one
-		// per candidate of a large catalog.
-		scores = make(map[int32]int32, hits)
-	} else {
-		dense = make([]int32, len(catalog))
-	}
-	touched := make([]int32, 0, min(hits, len(catalog))) // the candidates with a score, in order of first score
-	for _, t := range terms {
-		for _, p := range x.postings[t] {
-			i := int32(p >> 2)
-			w := int32(p&2) + int32(p&1)
-			if dense != nil {
-				if dense[i] == 0 {
-					touched = append(touched, i)
-				}
-				dense[i] += w
-				continue
-			}
-			if _, seen := scores[i]; !seen {
-				touched = append(touched, i)
-			}
-			scores[i] += w
+	scores := make([]uint16, len(catalog))
+	for _, postings := range lists {
+		for _, p := range postings {
+			scores[p>>2] += uint16(p&2) + uint16(p&1)
 		}
 	}
-	score := func(i int32) int32 { return scores[i] }
-	if dense != nil {
-		score = func(i int32) int32 { return dense[i] }
+	// byScore[s] holds the first max candidates that scored s, in catalog
+	// order.
+	byScore := make([][]int32, 3*len(lists)+1)
+	for i, s := range scores {
+		if s == 0 || len(byScore[s]) == max {
+			continue
+		}
+		if byScore[s] == nil {
+			byScore[s] = make([]int32, 0, min(max, 16))
+		}
+		byScore[s] = append(byScore[s], int32(i))
 	}
-	// The best max candidates: by score, then in catalog order. Scores
-	// are small, so the cut-off score is found by counting, and only the
-	// candidates above it (and as many at it as fit) are sorted.
-	return x.top(touched, score, max, len(terms))
-}
-
-// top returns the names of the best max of the touched candidates.
-func (x *rankIndex) top(touched []int32, score func(int32) int32, max, terms int) []string {
-	if max <= 0 || len(touched) == 0 {
-		return nil
+	kept := 0
+	for _, b := range byScore {
+		kept += len(b)
 	}
-	if len(touched) > max {
-		// Each term adds at most 3 (2 for the name, 1 for the description).
-		var countBuf [64]int
-		counts := countBuf[:]
-		if n := 3*terms + 1; n > len(counts) {
-			counts = make([]int, n)
+	names := make([]string, 0, min(kept, max))
+	for s := len(byScore) - 1; s > 0 && len(names) < max; s-- {
+		for _, i := range byScore[s][:min(len(byScore[s]), max-len(names))] {
+			names = append(names, x.catalog[i].Name)
 		}
-		for _, i := range touched {
-			counts[score(i)]++
-		}
-		cut, above := 0, 0
-		for sc := len(counts) - 1; sc > 0; sc-- {
-			if above+counts[sc] >= max {
-				cut = sc
-				break
-			}
-			above += counts[sc]
-		}
-		// Keep everything above the cut and, in catalog order, as many
-		// at it as fit.
-		kept := make([]int32, 0, max)
-		for _, i := range touched {
-			if score(i) > int32(cut) {
-				kept = append(kept, i)
-			}
-		}
-		// The lowest indexes at the cut, kept sorted in a buffer of the
-		// room left.
-		room := max - len(kept)
-		at := make([]int32, 0, room)
-		for _, i := range touched {
-			if score(i) != int32(cut) {
-				continue
-			}
-			if len(at) == room && i > at[room-1] {
-				continue
-			}
-			j, _ := slices.BinarySearch(at, i)
-			if len(at) < room {
-				at = append(at, 0)
-			}
-			copy(at[j+1:], at[j:])
-			at[j] = i
-		}
-		touched = append(kept, at...)
-	}
-	slices.SortFunc(touched, func(a, b int32) int {
-		if sa, sb := score(a), score(b); sa != sb {
-			return int(sb - sa)
-		}
-		return int(a - b)
-	})
-	names := make([]string, 0, min(max, len(touched)))
-	for _, i := range touched {
-		if len(names) == max {
-			break
-		}
-		names = append(names, x.catalog[i].Name)
 	}
 	return names
 }
