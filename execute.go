@@ -1,7 +1,6 @@
 package ai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aisdkgo/ai/internal/effect"
+	"github.com/aisdkgo/ai/internal/rawjson"
 )
 
 // This file is where tool calls run. Whoever asks for a call (the model,
@@ -285,7 +285,7 @@ func encodeOutput(name string, v any) (raw json.RawMessage, err error) {
 		if len(v) == 0 {
 			return json.RawMessage("null"), nil
 		}
-		compact, ok := compactJSON(v)
+		compact, ok := rawjson.Compact(v)
 		if !ok {
 			return nil, &ToolOutputError{ToolName: name, Cause: errors.New("the raw JSON output is not valid JSON")}
 		}
@@ -431,17 +431,4 @@ func storedModelOutput(output json.RawMessage) ToolResultOutput {
 		return TextOutput{Value: s}
 	}
 	return JSONOutput{Value: output}
-}
-
-// compactJSON returns data without insignificant white space, or ok false
-// when data is not JSON. Data without white space is returned as it is.
-func compactJSON(data []byte) (out []byte, ok bool) {
-	if !bytes.ContainsAny(data, " \t\r\n") {
-		return data, json.Valid(data)
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, data) != nil {
-		return nil, false
-	}
-	return b.Bytes(), true
 }

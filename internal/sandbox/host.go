@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aisdkgo/ai/internal/rawjson"
 )
 
 const (
@@ -603,7 +605,7 @@ func (h *hostRun) settlement(id int, name string, out json.RawMessage, err error
 				"The output of tool %q is %d bytes of JSON, more than the limit of %d bytes.",
 				name, len(out), h.limits.MaxToolOutputBytes)).
 				withDetails(map[string]any{"toolName": name, "bytes": len(out), "maxBytes": h.limits.MaxToolOutputBytes})
-		case !json.Valid(out):
+		case !rawjson.Valid(out):
 			err = fmt.Errorf("sandbox: tool %q returned invalid JSON", name)
 		default:
 			return settlement{id: id, kind: "ok", raw: out}
