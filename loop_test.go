@@ -433,3 +433,35 @@ func TestConcurrentGenerationsShareNothing(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A tool set changed in place between generations is seen as changed: the
+// index cached for its first form is not used for the second.
+func TestToolSetChangedInPlace(t *testing.T) {
+	constTool := func(v int) *ai.FunctionTool {
+		return ai.NewTool(ai.ToolDef[struct{}, int]{Execute: func(context.Context, struct{}, ai.ToolExecutionOptions) (int, error) {
+			return v, nil
+		}})
+	}
+	tools := ai.Tools{{Name: "pad", Tool: echoTool()}, {Name: "t", Tool: constTool(1)}}
+	run := func() any {
+		t.Helper()
+		res, err := ai.GenerateText(context.Background(), ai.GenerateTextOptions{
+			Model: aitest.NewModel(toolStep(tc("c1", "t", `{}`))), Tools: tools, Prompt: "go",
+		})
+		require.NoError(t, err)
+		require.Len(t, res.Steps, 1)
+		if rs := res.ToolResults(); len(rs) == 1 {
+			return rs[0].Output
+		}
+		return res.Steps[0].Content
+	}
+	assert.Equal(t, 1, run())
+	tools[1].Tool = constTool(2)
+	assert.Equal(t, 2, run(), "another function tool under the same name")
+	pt, err := ai.NewProviderTool(ai.ProviderToolDef{ID: "test.t"})
+	require.NoError(t, err)
+	tools[1].Tool = pt
+	assert.NotEqual(t, 2, run(), "a provider tool under the same name")
+	tools[1] = ai.NamedTool{Name: "u", Tool: constTool(3)}
+	assert.NotEqual(t, 3, run(), "the old name is gone")
+}
