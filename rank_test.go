@@ -32,7 +32,7 @@ func TestRankingMatchesDirectScoring(t *testing.T) {
 		}
 		x := buildRankIndex(catalog)
 		for _, max := range []int{1, 2, 5, 17, n, 1 + rng.IntN(n+3)} {
-			if got, want := x.query(query, catalog, max), directRanking(query, catalog, max); !slices.Equal(got, want) {
+			if got, want := x.query(query, max), directRanking(query, catalog, max); !slices.Equal(got, want) {
 				t.Fatalf("round %d, max %d, query %q:\n got %v\nwant %v", round, max, query, got, want)
 			}
 		}

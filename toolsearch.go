@@ -293,7 +293,7 @@ const maxCachedIndexes = 4
 // the cached index for this catalog when there is one.
 func (c *searchConfig) rank(query string, catalog []SearchCandidate) []string {
 	idx := c.index(catalog)
-	return idx.query(query, catalog, c.max)
+	return idx.query(query, c.max)
 }
 
 func (c *searchConfig) index(catalog []SearchCandidate) *rankIndex {
@@ -377,7 +377,7 @@ const maxScoredWords = math.MaxUint16 / 3
 // dropped; ties keep catalog order. Of a query with more than
 // maxScoredWords distinct words found in the catalog, the first ones in
 // sorted order count.
-func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []string {
+func (x *rankIndex) query(query string, max int) []string {
 	if max <= 0 {
 		return nil
 	}
@@ -393,7 +393,7 @@ func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []st
 	if len(lists) == 0 {
 		return nil
 	}
-	scores := make([]uint16, len(catalog))
+	scores := make([]uint16, len(x.catalog))
 	for _, postings := range lists {
 		for _, p := range postings {
 			scores[p>>2] += uint16(p&2) + uint16(p&1)
@@ -429,7 +429,7 @@ func (x *rankIndex) query(query string, catalog []SearchCandidate, max int) []st
 // use it inside their own [SearchFunc], for example to combine it with
 // another signal.
 func Ranking(query string, candidates []SearchCandidate) []string {
-	return buildRankIndex(candidates).query(query, candidates, len(candidates))
+	return buildRankIndex(candidates).query(query, len(candidates))
 }
 
 // Tokenize splits text into the words the built-in ranking compares: a
